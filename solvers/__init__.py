@@ -1,0 +1,18 @@
+"""Exact learning dynamics of small linear networks, lazy and rich.
+
+Four models, each with the exact solution of its gradient flow and a plain numpy
+gradient-descent simulation with the same result type (see ``SPEC §5``):
+
+* :mod:`solvers.single_neuron` — one hidden neuron, conserved δ (Kunin et al.);
+* :mod:`solvers.finite_width` — finite width, one-dimensional data (Xu & Ziyin);
+* :mod:`solvers.lambda_balanced` — λ-balanced two-layer networks (Dominé et al.);
+* :mod:`solvers.feature_evolution` — optimal feature evolution and kernel alignment
+  (Shan & Bordelon);
+
+plus the shared :mod:`solvers.metrics`. Pure numpy/scipy: nothing here imports a web or
+plotting library.
+"""
+
+from . import feature_evolution, finite_width, lambda_balanced, metrics, single_neuron
+
+__all__ = ["feature_evolution", "finite_width", "lambda_balanced", "metrics", "single_neuron"]

@@ -1,0 +1,88 @@
+"""The discrete gradient-descent loop shared by every model.
+
+SPEC convention: ``θ ← θ − lr·η_θ ∂L/∂θ``; step k is reported at time ``t = k·lr`` so that
+gradient descent tends to the exact flow as lr → 0. A run whose parameters stop being finite,
+or grow past :data:`DIVERGENCE_LIMIT`, is stopped and the step is reported; the caller never
+receives NaN/inf arrays.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._validation import as_positive, as_positive_int
+
+__all__ = ["DIVERGENCE_LIMIT", "DescentRun", "run_descent"]
+
+#: parameters larger than this in absolute value count as diverged. Far above any sensible
+#: initialisation, yet small enough that losses and kernels built from them stay finite.
+DIVERGENCE_LIMIT = 1e50
+
+State = tuple[np.ndarray, ...]
+
+
+@dataclass(frozen=True)
+class DescentRun:
+    """Recorded states of one gradient-descent run."""
+
+    steps: np.ndarray  #: step numbers k of the recorded states
+    states: tuple[np.ndarray, ...]  #: one stacked array per parameter, first axis = record
+    lr: float
+    diverged_at: int | None  #: first step whose parameters were not finite or too large
+
+    @property
+    def t(self) -> np.ndarray:
+        return self.steps * self.lr
+
+
+def _healthy(state: State) -> bool:
+    return all(
+        bool(np.all(np.isfinite(part)))
+        and float(np.max(np.abs(part), initial=0.0)) <= DIVERGENCE_LIMIT
+        for part in state
+    )
+
+
+def run_descent(
+    step: Callable[[State], State],
+    initial: Sequence[np.ndarray],
+    lr: float,
+    steps: int,
+    every: int = 1,
+) -> DescentRun:
+    """Iterate ``step`` ``steps`` times from ``initial``, recording every ``every``-th state.
+
+    The final state (or the last finite one, if the run diverged) is always recorded.
+    ``step`` receives and returns a tuple of arrays and must not modify its argument in place.
+    """
+    lr = as_positive("lr", lr)
+    steps = as_positive_int("steps", steps, minimum=0)
+    every = as_positive_int("every", every)
+    state: State = tuple(np.array(part, dtype=np.float64) for part in initial)
+    recorded_steps = [0]
+    records = [[part] for part in state]
+    diverged_at = None
+    for k in range(1, steps + 1):
+        with np.errstate(over="ignore", invalid="ignore"):
+            candidate = step(state)
+        if not _healthy(candidate):
+            diverged_at = k
+            if recorded_steps[-1] != k - 1:  # keep the last good state for the plot
+                recorded_steps.append(k - 1)
+                for record, part in zip(records, state, strict=True):
+                    record.append(part)
+            break
+        state = candidate
+        if k % every == 0 or k == steps:
+            recorded_steps.append(k)
+            for record, part in zip(records, state, strict=True):
+                record.append(part)
+    return DescentRun(
+        steps=np.asarray(recorded_steps, dtype=np.float64),
+        states=tuple(np.stack(record) for record in records),
+        lr=lr,
+        diverged_at=diverged_at,
+    )

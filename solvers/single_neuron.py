@@ -1,0 +1,359 @@
+"""A single hidden neuron ``f(x) = a wᵀx`` with whitened data (Kunin et al., *Get rich quick*, §3).
+
+Loss ``L = ½‖a w − β*‖²``; gradient flow ``a' = η_a (wᵀβ* − a‖w‖²)``, ``w' = η_w (aβ* − a²w)``.
+The quantity ``δ = η_w a² − η_a ‖w‖²`` is conserved (Kunin et al. eq. 5): δ > 0 "upstream"
+(two-sheeted hyperboloid, lazy as δ → ∞), δ = 0 balanced (cone, rich), δ < 0 "downstream"
+(one-sheeted hyperboloid, delayed rich; ``a`` may change sign).
+
+Exact solution for every δ (SPEC §1): with ``q = [√η_a w; √η_w a]`` and
+``F = [[−δ/2·I, kβ*], [kβ*ᵀ, δ/2]]``, ``k = √(η_aη_w)``,
+
+    q(t) = e^{Ft} q₀ / √(1 + q₀ᵀ (∫₀ᵗ e^{2Fs} ds) q₀).
+
+F acts as the 2×2 block ``[[−δ/2, k‖β*‖], [k‖β*‖, δ/2]]`` (eigenvalues ±ω,
+``ω = ½√(δ² + 4η_aη_w‖β*‖²)``) on span{β̂*, e_a} and as −δ/2 on the rest, so one evaluation
+costs O(d) per time point. This one formula replaces the paper's per-case solutions
+(eqs. 23–32) and crosses a = 0 without special handling.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from ._descent import run_descent
+from ._riccati import rank_one_coefficients
+from ._validation import as_array, as_finite_scalar, as_positive, as_times
+from .metrics import kernel_distance_from_inner_products
+
+__all__ = [
+    "SingleNeuronTrajectory",
+    "basin",
+    "basin_normal",
+    "conserved_delta",
+    "exact",
+    "gradient_descent",
+    "init_from_beta",
+    "init_from_norm_delta",
+    "init_from_tau_alpha",
+    "minima_manifold",
+]
+
+
+@dataclass(frozen=True)
+class SingleNeuronTrajectory:
+    """Trajectory of the single-neuron model (first axis of every array = time)."""
+
+    t: np.ndarray  #: (T,) times
+    a: np.ndarray  #: (T,) second-layer weight
+    w: np.ndarray  #: (T, d) first-layer weights
+    beta_star: np.ndarray  #: (d,) target ``Xᵀy``
+    eta_a: float
+    eta_w: float
+    delta: float  #: conserved ``η_w a² − η_a‖w‖²`` at initialisation
+    method: str  #: "exact" or "gradient descent"
+    diverged_at: int | None = None  #: gradient-descent step that diverged, if any
+
+    @cached_property
+    def beta(self) -> np.ndarray:
+        """(T, d) network function ``β = a w``."""
+        return self.a[:, None] * self.w
+
+    @cached_property
+    def mu(self) -> np.ndarray:
+        """(T,) signed scale ``μ = a‖w‖`` (Kunin et al. §3)."""
+        return self.a * np.linalg.norm(self.w, axis=1)
+
+    @cached_property
+    def phi(self) -> np.ndarray:
+        """(T,) alignment ``φ = wᵀβ*/(‖w‖‖β*‖)`` with the target (0 where undefined)."""
+        norms = np.linalg.norm(self.w, axis=1) * np.linalg.norm(self.beta_star)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(norms > 0, np.clip(self.w @ self.beta_star / norms, -1, 1), 0.0)
+
+    @cached_property
+    def loss(self) -> np.ndarray:
+        """(T,) ``½‖β − β*‖²``."""
+        residual = self.beta - self.beta_star
+        return 0.5 * np.sum(residual * residual, axis=1)
+
+    @cached_property
+    def kernel_distance(self) -> np.ndarray:
+        """(T,) ``S(0, t)`` of the NTK ``M = η_w a² I + η_a w wᵀ`` (Kunin et al. §3)."""
+        d = self.w.shape[1]
+        a2 = self.a**2
+        w2 = np.sum(self.w**2, axis=1)
+        overlap = self.w @ self.w[0]
+        ew, ea = self.eta_w, self.eta_a
+        inner_0t = ew**2 * a2[0] * a2 * d + ew * ea * (a2[0] * w2 + a2 * w2[0]) + ea**2 * overlap**2
+        inner_tt = ew**2 * a2**2 * d + 2 * ew * ea * a2 * w2 + ea**2 * w2**2
+        return kernel_distance_from_inner_products(inner_tt[0], inner_0t, inner_tt)
+
+    @cached_property
+    def ntk(self) -> np.ndarray:
+        """(T, d, d) NTK on the whitened input basis, ``M = η_w a² I + η_a w wᵀ``."""
+        d = self.w.shape[1]
+        return self.eta_w * self.a[:, None, None] ** 2 * np.eye(d) + self.eta_a * np.einsum(
+            "ti,tj->tij", self.w, self.w
+        )
+
+    @property
+    def conserved(self) -> np.ndarray:
+        """(T,) ``η_w a² − η_a‖w‖²`` along the trajectory (constant under gradient flow)."""
+        return conserved_delta(self.a, self.w, eta_a=self.eta_a, eta_w=self.eta_w)
+
+
+def conserved_delta(
+    a: np.ndarray | float, w: np.ndarray, *, eta_a: float = 1.0, eta_w: float = 1.0
+) -> np.ndarray | float:
+    """``δ = η_w a² − η_a‖w‖²`` (Kunin et al. eq. 5); broadcasts over leading axes of ``w``."""
+    return eta_w * np.asarray(a) ** 2 - eta_a * np.sum(np.asarray(w) ** 2, axis=-1)
+
+
+def _check_common(a0, w0, beta_star, eta_a, eta_w):
+    a0 = as_finite_scalar("a0", a0)
+    w0 = as_array("w0", w0, ndim=1)
+    beta_star = as_array("beta_star", beta_star, ndim=1, shape=(w0.shape[0],))
+    eta_a = as_positive("eta_a", eta_a)
+    eta_w = as_positive("eta_w", eta_w)
+    return a0, w0, beta_star, eta_a, eta_w
+
+
+@dataclass(frozen=True)
+class _Geometry:
+    """Eigen-structure of F for one (β*, δ, η) — the part of the solution shared by all t."""
+
+    target_direction: np.ndarray  #: unit vector û spanning the active plane with e_a
+    omega: float  #: ω = ½√(δ² + 4η_aη_w‖β*‖²)
+    plus: np.ndarray  #: (2,) unit eigenvector for +ω in (û, e_a) coordinates
+    minus: np.ndarray  #: (2,) unit eigenvector for −ω
+    growth_of_a: float  #: ω + δ/2 ≥ 0, computed without cancellation
+
+
+def _geometry(
+    beta_star: np.ndarray, delta: float, eta_a: float, eta_w: float, fallback
+) -> _Geometry:
+    norm = float(np.linalg.norm(beta_star))
+    if norm > 0:
+        direction = beta_star / norm
+    else:
+        fallback_norm = float(np.linalg.norm(fallback))
+        direction = np.zeros_like(beta_star)
+        if fallback_norm > 0:
+            direction = fallback / fallback_norm
+        else:
+            direction[0] = 1.0
+    coupling = np.sqrt(eta_a * eta_w) * norm  # k‖β*‖
+    omega = float(np.hypot(0.5 * delta, coupling))
+    if omega == 0.0:
+        plus, minus, growth_of_a = np.array([1.0, 0.0]), np.array([0.0, 1.0]), 0.0
+    elif delta >= 0:
+        growth_of_a = omega + 0.5 * delta
+        plus = np.array([coupling, growth_of_a])
+        minus = np.array([-growth_of_a, coupling])
+    else:
+        shrink = omega - 0.5 * delta  # = ω + |δ|/2, no cancellation
+        growth_of_a = coupling**2 / shrink
+        plus = np.array([shrink, coupling])
+        minus = np.array([-coupling, shrink])
+    scale = np.linalg.norm(plus) if omega > 0 else 1.0
+    return _Geometry(direction, omega, plus / scale, minus / scale, growth_of_a)
+
+
+def exact(
+    a0: float,
+    w0: np.ndarray,
+    beta_star: np.ndarray,
+    t: np.ndarray,
+    *,
+    eta_a: float = 1.0,
+    eta_w: float = 1.0,
+) -> SingleNeuronTrajectory:
+    """Exact gradient-flow trajectory of the single hidden neuron (Kunin et al. §3, App. A.2).
+
+    Parameters
+    ----------
+    a0, w0 : initial second-layer weight (scalar) and first-layer weights (d,).
+    beta_star : (d,) target ``Xᵀy`` (whitened data). Zero is allowed (the flow then decays).
+    t : times ≥ 0, any order.
+    eta_a, eta_w : layer learning rates (> 0).
+
+    Uses the closed form of SPEC §1 in the eigenbasis of F, evaluated in log space so that
+    nothing overflows for any horizon or δ; accurate to rounding.
+    """
+    a0, w0, beta_star, eta_a, eta_w = _check_common(a0, w0, beta_star, eta_a, eta_w)
+    times = as_times(t)
+    delta = float(conserved_delta(a0, w0, eta_a=eta_a, eta_w=eta_w))
+    geometry = _geometry(beta_star, delta, eta_a, eta_w, fallback=w0)
+    along = float(geometry.target_direction @ w0)
+    rest = np.sqrt(eta_a) * (w0 - along * geometry.target_direction)
+    rest_norm = float(np.linalg.norm(rest))
+    rest_direction = rest / rest_norm if rest_norm > 0 else rest
+    plane = np.array([np.sqrt(eta_a) * along, np.sqrt(eta_w) * a0])
+    coefficients = np.array([geometry.plus @ plane, geometry.minus @ plane, rest_norm])
+    rates = np.array([geometry.omega, -geometry.omega, -0.5 * delta])
+    scaled = rank_one_coefficients(coefficients, rates, times)
+    plane_t = scaled[:, :1] * geometry.plus + scaled[:, 1:2] * geometry.minus
+    w = (plane_t[:, :1] * geometry.target_direction + scaled[:, 2:3] * rest_direction) / np.sqrt(
+        eta_a
+    )
+    a = plane_t[:, 1] / np.sqrt(eta_w)
+    return SingleNeuronTrajectory(times, a, w, beta_star, eta_a, eta_w, delta, "exact")
+
+
+def gradient_descent(
+    a0: float,
+    w0: np.ndarray,
+    beta_star: np.ndarray,
+    lr: float,
+    steps: int,
+    *,
+    eta_a: float = 1.0,
+    eta_w: float = 1.0,
+    every: int = 1,
+) -> SingleNeuronTrajectory:
+    """Discrete gradient descent ``θ ← θ − lr·η_θ ∂L/∂θ`` on ``L = ½‖a w − β*‖²``.
+
+    Step k is reported at ``t = k·lr`` (every ``every``-th step and the last). A run that
+    diverges stops; ``diverged_at`` then holds the offending step.
+    """
+    a0, w0, beta_star, eta_a, eta_w = _check_common(a0, w0, beta_star, eta_a, eta_w)
+
+    def step(state):
+        a, w = state
+        residual = a * w - beta_star  # ∂L/∂β
+        return a - lr * eta_a * (w @ residual), w - lr * eta_w * a * residual
+
+    run = run_descent(step, (np.asarray(a0), w0), lr, steps, every)
+    a, w = run.states
+    delta = float(conserved_delta(a0, w0, eta_a=eta_a, eta_w=eta_w))
+    return SingleNeuronTrajectory(
+        run.t, a, w, beta_star, eta_a, eta_w, delta, "gradient descent", run.diverged_at
+    )
+
+
+def basin_normal(
+    beta_star: np.ndarray, delta: float, *, eta_a: float = 1.0, eta_w: float = 1.0
+) -> np.ndarray:
+    """Normal n (d+1,) of the hyperplane ``nᵀ[w; a] = 0`` separating the two basins.
+
+    Initialisations with ``nᵀ[w₀; a₀] > 0`` converge to the ``a > 0`` branch of the minima
+    manifold, ``< 0`` to the ``a < 0`` branch, ``= 0`` to the saddle at the origin
+    (Kunin et al. App. A.2.5, eq. 33; here for any learning rates: ``n = [η_a β*; ω + δ/2]``).
+    For δ > 0 the hyperplane misses the hyperboloid and the basin is simply ``sign(a₀)``.
+    """
+    beta_star = as_array("beta_star", beta_star, ndim=1)
+    delta = as_finite_scalar("delta", delta)
+    eta_a = as_positive("eta_a", eta_a)
+    eta_w = as_positive("eta_w", eta_w)
+    geometry = _geometry(beta_star, delta, eta_a, eta_w, fallback=beta_star)
+    return np.concatenate([eta_a * beta_star, [geometry.growth_of_a]])
+
+
+def basin(
+    a0: float, w0: np.ndarray, beta_star: np.ndarray, *, eta_a: float = 1.0, eta_w: float = 1.0
+) -> int:
+    """Sign of ``a(∞)``: ±1 for the branch of ``a w = β*`` the flow reaches, 0 for a saddle."""
+    a0, w0, beta_star, eta_a, eta_w = _check_common(a0, w0, beta_star, eta_a, eta_w)
+    delta = float(conserved_delta(a0, w0, eta_a=eta_a, eta_w=eta_w))
+    normal = basin_normal(beta_star, delta, eta_a=eta_a, eta_w=eta_w)
+    return int(np.sign(normal @ np.concatenate([w0, [a0]])))
+
+
+def minima_manifold(beta_star: np.ndarray, a: np.ndarray) -> np.ndarray:
+    """Points ``w = β*/a`` of the global-minimum hyperbola ``a w = β*`` for each non-zero a."""
+    beta_star = as_array("beta_star", beta_star, ndim=1)
+    a = np.atleast_1d(as_array("a", a, ndim=(0, 1)))
+    if np.any(a == 0):
+        raise ValueError(
+            "a must be non-zero on the minima manifold a·w = β* (it has no a = 0 point)."
+        )
+    return beta_star[None, :] / a[:, None]
+
+
+def init_from_beta(
+    beta0: np.ndarray,
+    delta: float,
+    *,
+    eta_a: float = 1.0,
+    eta_w: float = 1.0,
+    sign: int = 1,
+    direction: np.ndarray | None = None,
+) -> tuple[float, np.ndarray]:
+    """``(a₀, w₀)`` with function ``a₀w₀ = β₀`` and conserved quantity δ (Kunin et al. eq. 37).
+
+    ``a₀² = (√(δ² + 4η_aη_w‖β₀‖²) + δ)/(2η_w)``, ``a₀`` has the given ``sign``, ``w₀ = β₀/a₀``.
+    When β₀ = 0 and δ < 0 then a₀ = 0 and ``w₀`` points along ``direction`` (required then).
+    """
+    beta0 = as_array("beta0", beta0, ndim=1)
+    delta = as_finite_scalar("delta", delta)
+    eta_a = as_positive("eta_a", eta_a)
+    eta_w = as_positive("eta_w", eta_w)
+    if sign not in (1, -1):
+        raise ValueError(f"sign must be +1 or -1; got {sign!r}.")
+    norm_sq = float(beta0 @ beta0)
+    root = float(np.hypot(delta, 2.0 * np.sqrt(eta_a * eta_w * norm_sq)))
+    if delta >= 0:
+        a_sq = (root + delta) / (2.0 * eta_w)
+    else:  # same value, written without cancellation
+        a_sq = 2.0 * eta_a * norm_sq / (root - delta)
+    a0 = sign * float(np.sqrt(a_sq))
+    if a0 != 0.0:
+        return a0, beta0 / a0
+    if delta == 0.0:
+        return 0.0, np.zeros_like(beta0)
+    if direction is None:
+        raise ValueError(
+            "beta0 = 0 with delta < 0 puts all the weight in w; pass `direction` to say where "
+            "it points."
+        )
+    unit = _unit("direction", direction, beta0.shape[0])
+    return 0.0, np.sqrt(-delta / eta_a) * unit
+
+
+def init_from_norm_delta(
+    beta0_norm: float,
+    delta: float,
+    direction: np.ndarray,
+    *,
+    eta_a: float = 1.0,
+    eta_w: float = 1.0,
+    sign: int = 1,
+) -> tuple[float, np.ndarray]:
+    """``(a₀, w₀)`` from the function-space scale ‖β₀‖, δ and the direction of β₀."""
+    beta0_norm = as_finite_scalar("beta0_norm", beta0_norm)
+    if beta0_norm < 0:
+        raise ValueError(f"beta0_norm must be >= 0; got {beta0_norm:g}.")
+    direction = np.asarray(direction, dtype=np.float64)
+    unit = _unit("direction", direction, direction.shape[0] if direction.ndim == 1 else -1)
+    return init_from_beta(
+        beta0_norm * unit, delta, eta_a=eta_a, eta_w=eta_w, sign=sign, direction=unit
+    )
+
+
+def init_from_tau_alpha(
+    tau: float, alpha: float, direction: np.ndarray, *, sign: int = 1
+) -> tuple[float, np.ndarray]:
+    """Kunin et al. Fig. 1 parameterisation: ``w₀ = (τ/α)·ŵ``, ``a₀ = ±ατ``.
+
+    For η_a = η_w = 1 this gives ``‖β₀‖ = τ²`` and ``δ = τ²(α² − α⁻²)``.
+    """
+    tau = as_finite_scalar("tau", tau)
+    alpha = as_positive("alpha", alpha)
+    if tau < 0:
+        raise ValueError(f"tau must be >= 0; got {tau:g}.")
+    if sign not in (1, -1):
+        raise ValueError(f"sign must be +1 or -1; got {sign!r}.")
+    direction = np.asarray(direction, dtype=np.float64)
+    unit = _unit("direction", direction, direction.shape[0] if direction.ndim == 1 else -1)
+    return sign * alpha * tau, (tau / alpha) * unit
+
+
+def _unit(name: str, vector, length: int) -> np.ndarray:
+    vector = as_array(name, vector, ndim=1, shape=(length,) if length >= 0 else None)
+    norm = float(np.linalg.norm(vector))
+    if norm == 0:
+        raise ValueError(f"{name} must be a non-zero vector.")
+    return vector / norm

@@ -1,0 +1,107 @@
+"""Independent references for the solver tests: each model's raw gradient-flow ODE.
+
+Written straight from the model definitions (SPEC §1–§4) on the original parameters — no
+change of variables, no closed form — and integrated with scipy's DOP853 at tight tolerance.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.integrate import solve_ivp
+
+TOLERANCE = 1e-12
+
+
+def integrate(rhs, y0: np.ndarray, t: np.ndarray, tolerance: float = TOLERANCE) -> np.ndarray:
+    """Integrate ``y' = rhs(y)`` and return the states at ``t`` (shape (T, n))."""
+    unique, position = np.unique(t, return_inverse=True)
+    solution = solve_ivp(
+        lambda _, y: rhs(y),
+        (0.0, float(unique[-1])),
+        y0,
+        method="DOP853",
+        rtol=tolerance,
+        atol=tolerance,
+        t_eval=unique,
+    )
+    assert solution.success, solution.message
+    return solution.y.T[position]
+
+
+def single_neuron(a0, w0, beta_star, t, eta_a=1.0, eta_w=1.0, tolerance=TOLERANCE):
+    """``a' = η_a(wᵀβ* − a‖w‖²)``, ``w' = η_w(aβ* − a²w)`` → (a (T,), w (T, d))."""
+
+    def rhs(state):
+        a, w = state[0], state[1:]
+        return np.concatenate(
+            [[eta_a * (w @ beta_star - a * (w @ w))], eta_w * (a * beta_star - a * a * w)]
+        )
+
+    states = integrate(rhs, np.concatenate([[a0], w0]), np.asarray(t, float), tolerance)
+    return states[:, 0], states[:, 1:]
+
+
+def finite_width(u0, W0, x, y, t, gamma=1.0, eta_u=1.0, eta_w=1.0, tolerance=TOLERANCE):
+    """``L = (γ uᵀW x − y)²`` on (u, W) → (u (T, d), W (T, d, d₀))."""
+    d, d0 = W0.shape
+
+    def rhs(state):
+        u, W = state[:d], state[d:].reshape(d, d0)
+        hidden = W @ x
+        error = 2 * gamma * (gamma * (u @ hidden) - y)
+        return np.concatenate([-eta_u * error * hidden, (-eta_w * error * np.outer(u, x)).ravel()])
+
+    states = integrate(rhs, np.concatenate([u0, W0.ravel()]), np.asarray(t, float), tolerance)
+    return states[:, :d], states[:, d:].reshape(-1, d, d0)
+
+
+def two_layer(W1_0, W2_0, sigma_yx, t, tolerance=TOLERANCE):
+    """``L = ½‖Σyx − W₂W₁‖²`` on (W₁, W₂) → (W1 (T, h, dᵢ), W2 (T, dₒ, h))."""
+    hidden, d_in = W1_0.shape
+    d_out = W2_0.shape[0]
+    split = hidden * d_in
+
+    def rhs(state):
+        W1 = state[:split].reshape(hidden, d_in)
+        W2 = state[split:].reshape(d_out, hidden)
+        error = sigma_yx - W2 @ W1
+        return np.concatenate([(W2.T @ error).ravel(), (error @ W1.T).ravel()])
+
+    states = integrate(
+        rhs, np.concatenate([W1_0.ravel(), W2_0.ravel()]), np.asarray(t, float), tolerance
+    )
+    return states[:, :split].reshape(-1, hidden, d_in), states[:, split:].reshape(-1, d_out, hidden)
+
+
+def feature_evolution(features0, y, t, eta=1.0, gamma=1.0, tolerance=TOLERANCE):
+    """``Δ' = −ηΨᵀΨΔ``, ``Ψ' = γηΨΔΔᵀ`` from Δ(0) = −y → (Δ (T, P), K = ΨᵀΨ (T, P, P))."""
+    n_features, samples = features0.shape
+
+    def rhs(state):
+        residual = state[:samples]
+        features = state[samples:].reshape(n_features, samples)
+        kernel = features.T @ features
+        return np.concatenate(
+            [
+                -eta * kernel @ residual,
+                (gamma * eta * np.outer(features @ residual, residual)).ravel(),
+            ]
+        )
+
+    states = integrate(
+        rhs, np.concatenate([-y, features0.ravel()]), np.asarray(t, float), tolerance
+    )
+    features = states[:, samples:].reshape(-1, n_features, samples)
+    return states[:, :samples], np.einsum("tni,tnj->tij", features, features)
+
+
+def relative_error(approximate: np.ndarray, reference: np.ndarray, floor: float = 0.0) -> float:
+    """``max_t ‖x(t) − x_ref(t)‖ / (‖x_ref(t)‖ + floor)`` over the flattened state at each time.
+
+    ``floor`` stands for the integrator's own absolute accuracy: a state that has decayed
+    below it cannot be compared relatively.
+    """
+    approximate = np.asarray(approximate).reshape(len(approximate), -1)
+    reference = np.asarray(reference).reshape(len(reference), -1)
+    difference = np.linalg.norm(approximate - reference, axis=1)
+    return float(np.max(difference / (np.linalg.norm(reference, axis=1) + floor)))
