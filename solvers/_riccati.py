@@ -29,11 +29,10 @@ def growth_integral(rates: np.ndarray, t: np.ndarray) -> np.ndarray:
     """``h(f, t) = ∫₀ᵗ e^{2fs} ds = expm1(2ft)/(2f)`` (t at f = 0), broadcasting f against t."""
     rates = np.asarray(rates, dtype=np.float64)
     t = np.asarray(t, dtype=np.float64)
-    exponent = 2.0 * rates * t
-    safe_rates = np.where(rates == 0.0, 1.0, rates)
+    zero = rates == 0.0
     with np.errstate(over="ignore"):
-        value = np.expm1(exponent) / (2.0 * safe_rates)
-    return np.where(rates == 0.0, t * np.ones_like(rates), value)
+        value = np.expm1(2.0 * rates * t) / (2.0 * np.where(zero, 1.0, rates))
+    return np.where(zero, t, value) if np.any(zero) else value
 
 
 def log_growth_integral(rates: np.ndarray, t: np.ndarray) -> np.ndarray:
@@ -60,6 +59,12 @@ def rank_one_coefficients(coefficients: np.ndarray, rates: np.ndarray, t: np.nda
     coefficients = np.asarray(coefficients, dtype=np.float64)
     rates = np.asarray(rates, dtype=np.float64)
     t = np.asarray(t, dtype=np.float64)[:, None]
+    span = float(np.max(np.abs(rates), initial=0.0)) * float(np.max(t, initial=0.0))
+    if span < _DIRECT_LIMIT:
+        # No exponential can overflow or become subnormal: evaluate the sum of non-negative
+        # terms directly (as accurate as the log-space form, and several times faster).
+        denominator = 1.0 + growth_integral(rates, t) @ coefficients**2
+        return coefficients * np.exp(rates * t) / np.sqrt(denominator)[:, None]
     active = coefficients != 0.0
     with np.errstate(divide="ignore"):
         log_abs = np.where(active, np.log(np.abs(coefficients)), -np.inf)
@@ -73,6 +78,11 @@ def rank_one_coefficients(coefficients: np.ndarray, rates: np.ndarray, t: np.nda
     # invisible next to it, and subnormal numbers slow every later operation ~20×.
     negligible = exponent < np.max(log_abs) - 700.0
     return np.where(active & ~negligible, np.sign(coefficients) * np.exp(exponent), 0.0)
+
+
+#: |f|·t below which e^{±2ft} is evaluated directly (e^{600} is far from overflow, e^{−600}
+#: far from the subnormal range).
+_DIRECT_LIMIT = 300.0
 
 
 def _logsumexp(terms: np.ndarray) -> np.ndarray:
@@ -92,6 +102,10 @@ class MatrixRiccati:
     #: closed form up to t = 1e3: intervals up to 8/max|f| stay exact to ~1e-15 relative,
     #: 16/max|f| does not; 6 keeps a margin while needing 3× fewer steps than 2.
     RESTART = 6.0
+    #: relative change of Q Qᵀ over one interval below which the flow counts as settled.
+    SETTLED = 4 * np.finfo(np.float64).eps
+    #: upper bound on sequential restarts (≈ 20 s); a flow still moving after that is refused.
+    MAX_RESTARTS = 2_000_000
 
     def __init__(self, generator: np.ndarray, initial: np.ndarray) -> None:
         rates, basis = np.linalg.eigh(generator)
@@ -105,17 +119,22 @@ class MatrixRiccati:
         """How far the initial state is from the stable manifold of a saddle.
 
         The smallest relevant singular value of the initial state's projection onto the growing
-        eigenspace of F, relative to the largest. Near zero (≲ 1e-12) the exact flow converges
-        to a saddle while any floating-point simulation escapes after a delay that depends on
-        rounding (Dominé et al. App. D): no double-precision method, this one included, can
-        follow such a trajectory past the escape.
+        eigenspace of F, relative to the size (spectral norm) of the whole initial state. Near
+        zero (≲ 1e-12) the exact flow converges to a saddle while any floating-point
+        simulation escapes after a delay that depends on rounding (Dominé et al. App. D): no
+        double-precision method, this one included, can follow such a trajectory past the
+        escape.
         """
-        unstable = self.initial[self.rates > 0]
+        # Rates within rounding of zero (e.g. the ±λ/2 leftovers when λ ≈ 0) lift nothing off
+        # a saddle on any practical horizon.
+        largest = float(np.max(np.abs(self.rates), initial=0.0))
+        unstable = self.initial[self.rates > 1e-9 * largest]
         needed = min(unstable.shape[0], self.initial.shape[1])
-        if needed == 0:
+        size = float(np.linalg.norm(self.initial, 2)) if self.initial.size else 0.0
+        if needed == 0 or size == 0:
             return 0.0
         singular = np.linalg.svd(unstable, compute_uv=False)
-        return float(singular[needed - 1] / singular[0]) if singular[0] > 0 else 0.0
+        return float(singular[needed - 1] / size)
 
     def _advance(self, state: np.ndarray, growth: np.ndarray, integral: np.ndarray) -> np.ndarray:
         """One closed-form step from ``state``; works on stacks (…, n, h)."""
@@ -131,19 +150,36 @@ class MatrixRiccati:
         """Factors X(t) of shape (T, n, h) in the original coordinates."""
         t = np.asarray(t, dtype=np.float64)
         if np.isfinite(self.interval):
-            checkpoint_index = np.floor(t / self.interval).astype(np.int64)
+            checkpoint_index = np.floor(np.minimum(t / self.interval, 2.0**62)).astype(np.int64)
         else:
             checkpoint_index = np.zeros(t.shape, dtype=np.int64)
-        remainder = t - checkpoint_index * self.interval if np.isfinite(self.interval) else t
-        count = int(checkpoint_index.max(initial=0)) + 1
-        checkpoints = np.empty((count, *self.initial.shape))
-        checkpoints[0] = self.initial
-        if count > 1:
-            growth = np.exp(self.rates * self.interval)
-            integral = growth_integral(self.rates, self.interval)
-            for k in range(1, count):
-                checkpoints[k] = self._advance(checkpoints[k - 1], growth, integral)
-        starts = checkpoints[checkpoint_index]
+        if np.isfinite(self.interval):
+            # Clipped: beyond 2⁶² intervals only a settled (fixed-point) state is ever reached.
+            remainder = np.clip(t - checkpoint_index * self.interval, 0.0, self.interval)
+        else:
+            remainder = t
+        needed, position = np.unique(checkpoint_index, return_inverse=True)
+        checkpoints = np.empty((needed.size, *self.initial.shape))
+        growth = np.exp(self.rates * self.interval) if np.isfinite(self.interval) else None
+        integral = growth_integral(self.rates, self.interval) if growth is not None else None
+        state, gram, step, settled = self.initial, self.initial @ self.initial.T, 0, False
+        for slot, target in enumerate(needed):
+            while step < target and not settled:
+                if step >= self.MAX_RESTARTS:
+                    raise ValueError(
+                        f"the flow has not settled by t = {step * self.interval:.4g}, and reaching "
+                        f"t = {target * self.interval:.4g} would take more than "
+                        f"{self.MAX_RESTARTS:,} restarts of the closed form; ask for a shorter "
+                        "horizon."
+                    )
+                state = self._advance(state, growth, integral)
+                step += 1
+                previous, gram = gram, state @ state.T
+                # At a fixed point (to rounding) every later checkpoint is the same state:
+                # stop stepping, so that huge horizons cost no more than convergence does.
+                settled = np.linalg.norm(gram - previous) <= self.SETTLED * np.linalg.norm(gram)
+            checkpoints[slot] = state
+        starts = checkpoints[position]
         growth = np.exp(self.rates[None, :] * remainder[:, None])
         integral = growth_integral(self.rates[None, :], remainder[:, None])
         eigen_factors = self._advance(starts, growth, integral)

@@ -98,40 +98,47 @@ class FeatureEvolutionTrajectory:
 
 
 def _check(K0, y, eta, gamma):
-    """Validate the inputs; returns them with the eigendecomposition of the symmetrised K₀."""
+    """Validate the inputs; returns them with K₀ symmetrised."""
     y = as_array("y", y, ndim=1)
     if not np.any(y != 0):
         raise ValueError("y must be non-zero: the alignment A(K, y) divides by ‖y‖².")
     K0 = as_array("K0", K0, ndim=2, shape=(y.shape[0], y.shape[0]))
-    scale = float(np.max(np.abs(K0)))
-    if np.max(np.abs(K0 - K0.T)) > 1e-10 * max(scale, 1e-300):
+    scale = max(float(np.max(np.abs(K0))), 1e-300)
+    if np.max(np.abs(K0 - K0.T)) > 1e-10 * scale:
         raise ValueError(
             "K0 must be symmetric (a kernel matrix ΨᵀΨ); symmetrise it as (K0 + K0.T)/2."
         )
     K0 = 0.5 * (K0 + K0.T)
-    eigen = np.linalg.eigh(K0)
-    if eigen[0][0] < -1e-10 * max(scale, 1e-300):
+    try:  # positive semi-definite up to 1e-10 of its scale: a Cholesky factor then exists
+        np.linalg.cholesky(K0 + 1e-10 * scale * np.eye(K0.shape[0]))
+    except np.linalg.LinAlgError:
+        smallest = float(np.linalg.eigvalsh(K0)[0])
         raise ValueError(
             f"K0 must be positive semi-definite (a kernel ΨᵀΨ); its smallest eigenvalue is "
-            f"{eigen[0][0]:.3g}."
-        )
+            f"{smallest:.3g}."
+        ) from None
     eta = as_positive("eta", eta)
     gamma = as_finite_scalar("gamma", gamma)
     if gamma < 0:
         raise ValueError(f"gamma (the feature-learning rate) must be >= 0; got {gamma:g}.")
-    return K0, y, eta, gamma, eigen
+    return K0, y, eta, gamma
 
 
-def _asymptotic_denominator(y: np.ndarray, gamma: float, eigen) -> float:
-    """``s∞ = 1 − γ yᵀC⁻¹y = 1/(1 + γ yᵀK₀⁻¹y)`` — the second form, a sum of positive terms.
+def _asymptotic_denominator(K0: np.ndarray, y: np.ndarray, gamma: float, direct: float) -> float:
+    """``s∞ = 1 − γ yᵀC⁻¹y = 1/(1 + γ yᵀK₀⁻¹y)``.
 
-    Eigenvalues of K₀ below ``P·ε·λ_max`` count as exact zeros (K₀ = ΨᵀΨ with fewer features
-    than samples is singular). If y has a component there, no kernel in reach fits it and
-    ``s∞ = 0`` exactly: the loss then settles at a positive value.
+    ``direct`` is the first form from C's eigendecomposition; it is accurate unless it nearly
+    cancels (strong feature learning, or y partly outside the range of K₀). Then the second
+    form is used, a sum of positive terms over K₀'s eigenvalues; eigenvalues below
+    ``P·ε·λ_max`` count as exact zeros (K₀ = ΨᵀΨ with fewer features than samples is singular),
+    and if y has a component there no kernel in reach fits it: ``s∞ = 0`` exactly and the loss
+    settles at a positive value.
     """
     if gamma == 0:
         return 1.0
-    values, vectors = eigen
+    if direct > 1e-3:
+        return direct
+    values, vectors = np.linalg.eigh(K0)
     projection = vectors.T @ y
     tolerance = values.size * np.finfo(np.float64).eps * max(float(values[-1]), 0.0)
     in_range = values > tolerance
@@ -152,7 +159,7 @@ def exact(
     K0 : (P, P) symmetric positive semi-definite initial kernel; y : (P,) non-zero targets;
     t : times ≥ 0; eta : learning rate > 0; gamma : feature-learning rate ≥ 0 (0 = kernel GD).
     """
-    K0, y, eta, gamma, eigen = _check(K0, y, eta, gamma)
+    K0, y, eta, gamma = _check(K0, y, eta, gamma)
     times = as_times(t)
     conserved = K0 + gamma * np.outer(y, y)
     rates, basis = np.linalg.eigh(conserved)
@@ -167,7 +174,7 @@ def exact(
     positive = rates > 0
     with np.errstate(divide="ignore", invalid="ignore"):
         weights = np.where(positive, gamma * coefficients**2 / np.where(positive, rates, 1), 0.0)
-    asymptote = _asymptotic_denominator(y, gamma, eigen)
+    asymptote = _asymptotic_denominator(K0, y, gamma, 1.0 - float(np.sum(weights)))
     with np.errstate(divide="ignore"):
         log_terms = np.concatenate(
             [
@@ -218,7 +225,7 @@ def gradient_descent(
     ``K ← (I + lr·γηΔΔᵀ) K (I + lr·γηΔΔᵀ)`` — the Euler step of their eq. (8), kept positive
     semi-definite. Stores K at every recorded step.
     """
-    K0, y, eta, gamma, _ = _check(K0, y, eta, gamma)
+    K0, y, eta, gamma = _check(K0, y, eta, gamma)
 
     def step(state):
         residual, kernel = state
@@ -234,13 +241,13 @@ def gradient_descent(
 
 def final_kernel(K0: np.ndarray, y: np.ndarray, gamma: float) -> np.ndarray:
     """``K_∞ = C = K₀ + γyyᵀ`` (their eq. 10)."""
-    K0, y, _, gamma, _ = _check(K0, y, 1.0, gamma)
+    K0, y, _, gamma = _check(K0, y, 1.0, gamma)
     return K0 + gamma * np.outer(y, y)
 
 
 def final_alignment(K0: np.ndarray, y: np.ndarray, gamma: float) -> float:
     """``A_∞ = (γ‖y‖⁴ + yᵀK₀y)/(‖K₀ + γyyᵀ‖_F ‖y‖²)`` (their eq. 11); → 1 as γ → ∞."""
-    K0, y, _, gamma, _ = _check(K0, y, 1.0, gamma)
+    K0, y, _, gamma = _check(K0, y, 1.0, gamma)
     y_sq = float(y @ y)
     y_k0_y = float(y @ K0 @ y)
     norm = np.sqrt(float(np.sum(K0 * K0)) + 2 * gamma * y_k0_y + gamma**2 * y_sq**2)

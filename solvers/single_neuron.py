@@ -39,6 +39,7 @@ __all__ = [
     "init_from_norm_delta",
     "init_from_tau_alpha",
     "minima_manifold",
+    "saddle_margin",
 ]
 
 
@@ -55,6 +56,9 @@ class SingleNeuronTrajectory:
     delta: float  #: conserved ``η_w a² − η_a‖w‖²`` at initialisation
     method: str  #: "exact" or "gradient descent"
     diverged_at: int | None = None  #: gradient-descent step that diverged, if any
+    #: distance of the start from the stable manifold of the saddle at the origin (see
+    #: :func:`saddle_margin`); ≲ 1e-12 means rounding decides whether and when it escapes.
+    saddle_margin: float = 1.0
 
     @cached_property
     def beta(self) -> np.ndarray:
@@ -195,12 +199,15 @@ def exact(
     coefficients = np.array([geometry.plus @ plane, geometry.minus @ plane, rest_norm])
     rates = np.array([geometry.omega, -geometry.omega, -0.5 * delta])
     scaled = rank_one_coefficients(coefficients, rates, times)
-    plane_t = scaled[:, :1] * geometry.plus + scaled[:, 1:2] * geometry.minus
-    w = (plane_t[:, :1] * geometry.target_direction + scaled[:, 2:3] * rest_direction) / np.sqrt(
-        eta_a
-    )
+    margin = _margin(geometry, plane, float(np.linalg.norm(plane)) ** 2 + rest_norm**2)
+    plane_t = scaled[:, :2] @ np.stack([geometry.plus, geometry.minus])
+    # w(t) = (x(t) û + r(t) r̂)/√η_a as one (T, 2) × (2, d) product.
+    directions = np.stack([geometry.target_direction, rest_direction]) / np.sqrt(eta_a)
+    w = np.column_stack([plane_t[:, 0], scaled[:, 2]]) @ directions
     a = plane_t[:, 1] / np.sqrt(eta_w)
-    return SingleNeuronTrajectory(times, a, w, beta_star, eta_a, eta_w, delta, "exact")
+    return SingleNeuronTrajectory(
+        times, a, w, beta_star, eta_a, eta_w, delta, "exact", saddle_margin=margin
+    )
 
 
 def gradient_descent(
@@ -230,7 +237,16 @@ def gradient_descent(
     a, w = run.states
     delta = float(conserved_delta(a0, w0, eta_a=eta_a, eta_w=eta_w))
     return SingleNeuronTrajectory(
-        run.t, a, w, beta_star, eta_a, eta_w, delta, "gradient descent", run.diverged_at
+        run.t,
+        a,
+        w,
+        beta_star,
+        eta_a,
+        eta_w,
+        delta,
+        "gradient descent",
+        run.diverged_at,
+        saddle_margin(a0, w0, beta_star, eta_a=eta_a, eta_w=eta_w),
     )
 
 
@@ -260,6 +276,29 @@ def basin(
     delta = float(conserved_delta(a0, w0, eta_a=eta_a, eta_w=eta_w))
     normal = basin_normal(beta_star, delta, eta_a=eta_a, eta_w=eta_w)
     return int(np.sign(normal @ np.concatenate([w0, [a0]])))
+
+
+def saddle_margin(
+    a0: float, w0: np.ndarray, beta_star: np.ndarray, *, eta_a: float = 1.0, eta_w: float = 1.0
+) -> float:
+    """Relative size of the start's component along the growing eigenvector (+ω) of F.
+
+    Zero means the start lies on the stable manifold of the saddle at the origin: in exact
+    arithmetic the flow then ends at the saddle (e.g. balanced, d = 1, β₀ = −cβ*; or on the
+    basin boundary of :func:`basin_normal`). Near zero, any floating-point method — this one
+    included — amplifies rounding like e^{2ωt} relative to the decaying state.
+    """
+    a0, w0, beta_star, eta_a, eta_w = _check_common(a0, w0, beta_star, eta_a, eta_w)
+    delta = float(conserved_delta(a0, w0, eta_a=eta_a, eta_w=eta_w))
+    geometry = _geometry(beta_star, delta, eta_a, eta_w, fallback=w0)
+    plane = np.array([np.sqrt(eta_a) * float(geometry.target_direction @ w0), np.sqrt(eta_w) * a0])
+    return _margin(geometry, plane, eta_a * float(w0 @ w0) + eta_w * a0**2)
+
+
+def _margin(geometry: _Geometry, plane: np.ndarray, state_norm_sq: float) -> float:
+    if state_norm_sq == 0 or geometry.omega == 0:
+        return 0.0
+    return abs(float(geometry.plus @ plane)) / np.sqrt(state_norm_sq)
 
 
 def minima_manifold(beta_star: np.ndarray, a: np.ndarray) -> np.ndarray:

@@ -95,6 +95,19 @@ def feature_evolution(features0, y, t, eta=1.0, gamma=1.0, tolerance=TOLERANCE):
     return states[:, :samples], np.einsum("tni,tnj->tij", features, features)
 
 
+def residual_flow(K0, y, t, eta=1.0, gamma=1.0, tolerance=TOLERANCE):
+    """``Δ' = −η(C − γΔΔᵀ)Δ`` with ``C = K₀ + γyyᵀ`` — the residual alone, once the conserved
+    C (checked on :func:`feature_evolution`) is substituted for K. Only P unknowns, so DOP853
+    resolves it far better than the raw (Δ, Ψ) system with its N·P feature components."""
+    conserved = K0 + gamma * np.outer(y, y)
+    return integrate(
+        lambda residual: -eta * (conserved - gamma * np.outer(residual, residual)) @ residual,
+        -np.asarray(y, float),
+        np.asarray(t, float),
+        tolerance,
+    )
+
+
 def relative_error(approximate: np.ndarray, reference: np.ndarray, floor: float = 0.0) -> float:
     """``max_t ‖x(t) − x_ref(t)‖ / (‖x_ref(t)‖ + floor)`` over the flattened state at each time.
 

@@ -6,9 +6,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from solvers import finite_width as fw
-from tests import flows
+from tests import examples, flows
 
-SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 @st.composite
@@ -52,7 +54,9 @@ def test_exact_matches_ode(config, cap):
     assert flows.relative_error(state_exact, state_ode, floor=1e-10) < 1e-8
     # Derived quantities from the integrated parameters, by their definitions.
     output = gamma * np.einsum("ti,tij,j->t", u, W, x)
-    assert np.allclose(exact.output, output, atol=1e-8 * (np.abs(output).max() + abs(y)))
+    # A relative error ε in the states allows ~2ε·γ‖u‖‖Wx‖ in the output.
+    scale = gamma * np.linalg.norm(u, axis=1).max() * np.linalg.norm(W @ x, axis=1).max()
+    assert np.allclose(exact.output, output, atol=2e-8 * scale + 1e-12 * abs(y))
     kernels = gamma**2 * (
         eta_u * np.einsum("tij,tik->tjk", W, W)
         + eta_w * np.sum(u**2, 1)[:, None, None] * np.eye(x.size)
@@ -107,8 +111,9 @@ def test_paper_formulas_hold_on_the_exact_solution(config):
     assert np.isclose(exact.t_c, t_c) and np.isclose(exact.alpha_plus, alpha_plus, rtol=1e-8)
     assert np.isclose(exact.alpha_plus * exact.alpha_minus, Q / P, rtol=1e-8)
     A = _paper_A(alpha_plus, alpha_minus, t_c, t)
-    zeta = (A * P - Q / A) / np.sqrt((A * P + Q / A) ** 2 - (2 * cross) ** 2)  # eq. 14
-    assert np.allclose(exact.zeta, zeta, atol=1e-7)
+    if exact.mechanism != "rescaling":  # for parallel layers eq. 14 is 0/0 in floating point
+        zeta = (A * P - Q / A) / np.sqrt((A * P + Q / A) ** 2 - (2 * cross) ** 2)  # eq. 14
+        assert np.allclose(exact.zeta, zeta, atol=1e-7)
     u_sq = d * (A * P + Q / A) - 2 * d * cross  # §3.3
     assert np.allclose(exact.u_norm**2, u_sq, rtol=1e-7)
 
@@ -310,7 +315,7 @@ def test_zero_initialisation_stays_put():
     assert np.all(exact.ntk_change == 0) and np.all(np.isfinite(exact.kernel_distance))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     st.integers(1, 50),
     st.integers(1, 3),

@@ -1,0 +1,314 @@
+"""λ-balanced two-layer networks (Dominé et al.): exact matrix Riccati vs. ODE, GD, paper facts."""
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from solvers import lambda_balanced as lb
+from solvers import single_neuron as sn
+from solvers.metrics import kernel_distance
+from tests import examples, flows
+
+SETTINGS = settings(
+    max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+
+
+def _ntk(rsm_out, rsm_in):
+    """Explicit NTK W₂W₂ᵀ ⊗ I + I ⊗ W₁ᵀW₁ (row-major vec) for a stack of times."""
+    d_out, d_in = rsm_out.shape[-1], rsm_in.shape[-1]
+    return np.stack(
+        [
+            np.kron(out, np.eye(d_in)) + np.kron(np.eye(d_out), inp)
+            for out, inp in zip(rsm_out, rsm_in, strict=True)
+        ]
+    )
+
+
+@st.composite
+def configurations(draw, horizons=(5.0, 50.0, 1000.0)):
+    seed = draw(st.integers(0, 2**31 - 1))
+    rng = np.random.default_rng(seed)
+    shape = draw(st.sampled_from(["funnel", "square", "inverted funnel", "random"]))
+    if shape == "random":
+        d_in, d_out = int(rng.integers(1, 6)), int(rng.integers(1, 6))
+        hidden = int(rng.integers(1, min(d_in, d_out) + 1))
+    else:
+        d_in, hidden, d_out = lb.SHAPES[shape]
+    lam = draw(st.floats(-50.0, 50.0))
+    if (lam > 0 and hidden > d_out) or (lam < 0 and hidden > d_in):
+        lam = -lam
+    scale = draw(st.floats(0.01, 3.0))
+    sigma_yx = lb.random_task(d_in, d_out, seed + 1) * draw(st.floats(0.3, 3.0))
+    W1, W2 = lb.balanced_init(d_in, hidden, d_out, lam, scale, seed)
+    horizon = draw(st.sampled_from(horizons))
+    t = np.sort(np.concatenate([[0.0], rng.uniform(0, horizon, 40), [horizon]]))
+    return W1, W2, sigma_yx, t
+
+
+@SETTINGS
+@given(configurations())
+def test_exact_matches_ode(config):
+    W1, W2, sigma_yx, t = config
+    exact = lb.exact(W1, W2, sigma_yx, t)
+    # Starts within rounding of a saddle's stable manifold are ill-conditioned for every
+    # double-precision method (see test_saddle_separatrix_is_flagged); they are not comparable.
+    assume(exact.saddle_margin > 1e-6)
+    # At rtol = atol = 1e-12 DOP853 itself drifts by up to ~2e-7 over 1000 time units on these
+    # problems (checked against a 900-digit evaluation, test_exact_matches_arbitrary_precision);
+    # 1e-13 keeps the reference an order of magnitude below the 1e-8 being tested.
+    W1_t, W2_t = flows.two_layer(W1, W2, sigma_yx, t, tolerance=1e-13)
+    swap = (0, 2, 1)
+    reference = {
+        "function": W2_t @ W1_t,
+        "rsm_in": W1_t.transpose(swap) @ W1_t,
+        "rsm_out": W2_t @ W2_t.transpose(swap),
+    }
+    for name, values in reference.items():
+        assert flows.relative_error(getattr(exact, name), values, floor=1e-10) < 1e-8, name
+    ntk = _ntk(reference["rsm_out"], reference["rsm_in"])
+    assert np.allclose(exact.kernel_distance, kernel_distance(ntk[0], ntk), atol=1e-9)
+    loss = 0.5 * np.sum((reference["function"] - sigma_yx) ** 2, axis=(1, 2))
+    assert np.allclose(exact.loss, loss, atol=1e-8 * (loss[0] + 1))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "shape, lam", [("funnel", 50.0), ("inverted funnel", -50.0), ("square", 0.5)]
+)
+def test_exact_matches_ode_at_horizon_one_thousand(shape, lam):
+    d_in, hidden, d_out = lb.SHAPES[shape]
+    sigma_yx = 3 * lb.random_task(d_in, d_out, seed=8)
+    W1, W2 = lb.balanced_init(d_in, hidden, d_out, lam, 0.5, seed=9)
+    t = np.concatenate([np.linspace(0, 10, 30), np.geomspace(10, 1e3, 30)])
+    exact = lb.exact(W1, W2, sigma_yx, t)
+    W1_t, W2_t = flows.two_layer(W1, W2, sigma_yx, t, tolerance=1e-13)
+    assert flows.relative_error(exact.function, W2_t @ W1_t, floor=1e-10) < 1e-8
+
+
+def _arbitrary_precision(W1, W2, sigma_yx, times, digits):
+    """The closed form of SPEC §3 evaluated literally in `digits`-digit arithmetic (mpmath)."""
+    mp = pytest.importorskip("mpmath")
+    with mp.workdps(digits):
+        d_out, d_in = sigma_yx.shape
+        lam = mp.mpf(lb.balance(W1, W2)[0])
+        generator = mp.matrix(d_in + d_out, d_in + d_out)
+        for i in range(d_in):
+            generator[i, i] = -lam / 2
+        for o in range(d_out):
+            generator[d_in + o, d_in + o] = lam / 2
+            for i in range(d_in):
+                generator[d_in + o, i] = generator[i, d_in + o] = mp.mpf(sigma_yx[o, i])
+        rates, basis = mp.eigsy(generator)
+        initial = basis.T * mp.matrix(np.vstack([W1.T, W2]).tolist())
+        out = []
+        for time in times:
+            time = mp.mpf(time)
+            growth = mp.diag([mp.exp(f * time) for f in rates])
+            integral = mp.diag([mp.expm1(2 * f * time) / (2 * f) if f else time for f in rates])
+            inner = mp.inverse(mp.eye(W1.shape[0]) + initial.T * integral * initial)
+            factor = basis * growth * initial
+            product = factor * inner * factor.T
+            out.append(np.array(product.tolist(), dtype=float)[d_in:, :d_in])
+        return np.array(out)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "shape, lam", [("funnel", 40.0), ("inverted funnel", -5.0), ("square", 0.3)]
+)
+def test_exact_matches_arbitrary_precision(shape, lam):
+    d_in, hidden, d_out = lb.SHAPES[shape]
+    sigma_yx = 2 * lb.random_task(d_in, d_out, seed=4)
+    W1, W2 = lb.balanced_init(d_in, hidden, d_out, lam, 1.0, seed=5)
+    times = np.array([0.5, 3.0, 30.0, 300.0, 1000.0])
+    largest = np.sqrt(np.linalg.norm(sigma_yx, 2) ** 2 + lam**2 / 4)
+    digits = int(2 * largest * times.max() / np.log(10)) + 60  # e^{2ft} must stay resolvable
+    reference = _arbitrary_precision(W1, W2, sigma_yx, times, digits)
+    assert flows.relative_error(lb.exact(W1, W2, sigma_yx, times).function, reference) < 1e-12
+
+
+def test_exact_is_exact_where_the_one_shot_formula_fails():
+    # Growth rates from 3 down to 0.05: the literal closed form's h×h matrix reaches condition
+    # ~1e16 by t ≈ 8 (SPEC §3 trap).
+    sigma_yx = np.diag([3.0, 0.5, 0.05])
+    W1, W2 = lb.balanced_init(3, 3, 3, 0.2, 1.0, seed=1)
+    t = np.array([8.0, 20.0, 60.0])
+    exact = lb.exact(W1, W2, sigma_yx, t)
+    W1_t, W2_t = flows.two_layer(W1, W2, sigma_yx, t, tolerance=1e-13)
+    assert flows.relative_error(exact.function, W2_t @ W1_t) < 1e-8
+    # The literal formula, for contrast.
+    lam = exact.lam
+    generator = np.block([[-lam / 2 * np.eye(3), sigma_yx.T], [sigma_yx, lam / 2 * np.eye(3)]])
+    rates, basis = np.linalg.eigh(generator)
+    Q0 = np.vstack([W1.T, W2])
+    literal = []
+    for time in t:
+        E = basis @ np.diag(np.exp(rates * time)) @ basis.T
+        H = basis @ np.diag(np.expm1(2 * rates * time) / (2 * rates)) @ basis.T
+        inner = np.linalg.inv(np.eye(3) + Q0.T @ H @ Q0)
+        literal.append((E @ Q0 @ inner @ Q0.T @ E)[3:, :3])
+    assert flows.relative_error(np.array(literal), W2_t @ W1_t) > 0.1
+
+
+@SETTINGS
+@given(configurations(horizons=(20.0,)))
+def test_balance_is_conserved_along_the_exact_solution(config):
+    W1, W2, sigma_yx, t = config
+    exact = lb.exact(W1, W2, sigma_yx, t)
+    hidden = W1.shape[0]
+    # W₂ᵀW₂ = W₁W₁ᵀ + λI ⇒ the h largest eigenvalues of W₂W₂ᵀ are those of W₁ᵀW₁ shifted by λ.
+    inner = np.linalg.eigvalsh(exact.rsm_in)[:, ::-1][:, :hidden]
+    outer = np.linalg.eigvalsh(exact.rsm_out)[:, ::-1][:, :hidden]
+    scale = np.abs(outer).max() + np.abs(inner).max()
+    assert np.allclose(outer, inner + exact.lam, atol=1e-10 * scale)
+
+
+def test_gradient_descent_converges_to_the_flow_linearly_in_lr():
+    sigma_yx = lb.random_task(4, 3, seed=3)
+    W1, W2 = lb.balanced_init(4, 3, 3, 0.5, 0.3, seed=4)
+    errors = []
+    for lr in (0.004, 0.002, 0.001):
+        descent = lb.gradient_descent(W1, W2, sigma_yx, lr, round(3.0 / lr))
+        exact = lb.exact(W1, W2, sigma_yx, descent.t)
+        errors.append(np.max(np.abs(descent.function - exact.function)))
+    ratios = np.array(errors[:-1]) / np.array(errors[1:])
+    assert np.all((ratios > 1.8) & (ratios < 2.2)), ratios
+
+
+def test_gradient_descent_breaks_the_balance_only_to_order_lr():
+    sigma_yx = lb.hierarchical_task()
+    W1, W2 = lb.balanced_init(8, 4, 8, -1.0, 0.5, seed=5)
+    drifts = []
+    for lr in (0.02, 0.01):
+        descent = lb.gradient_descent(W1, W2, sigma_yx, lr, round(4.0 / lr))
+        balance = np.einsum("toh,tog->thg", descent.W2, descent.W2) - np.einsum(
+            "thi,tgi->thg", descent.W1, descent.W1
+        )
+        drifts.append(np.max(np.abs(balance - balance[0])))
+    assert 0.4 < drifts[1] / drifts[0] < 0.6
+
+
+def test_single_neuron_is_the_special_case_h_equals_d_out_equals_one():
+    beta_star = np.array([0.5, -1.0, 2.0])
+    a0, w0 = sn.init_from_norm_delta(0.2, -3.0, np.array([1.0, 1.0, 0.0]))
+    t = np.geomspace(1e-3, 200, 50)
+    neuron = sn.exact(a0, w0, beta_star, t)
+    network = lb.exact(w0[None, :], np.array([[a0]]), beta_star[None, :], t)
+    assert np.isclose(network.lam, neuron.delta)
+    assert np.allclose(network.function[:, 0, :], neuron.beta, atol=1e-12)
+    assert np.allclose(network.kernel_distance, neuron.kernel_distance, atol=1e-12)
+
+
+@pytest.mark.parametrize("lam", [-20.0, -1.0, 0.0, 1.0, 20.0])
+def test_aligned_singular_values_follow_the_scalar_flow(lam):
+    sigma, s0 = 2.0, 0.01
+    t = np.linspace(0, 12, 60)
+    values = lb.aligned_singular_values(sigma, s0, lam, t)
+    ode = flows.integrate(lambda s: np.sqrt(lam**2 + 4 * s**2) * (sigma - s), np.array([s0]), t)[
+        :, 0
+    ]
+    assert np.allclose(values, ode, rtol=1e-8)
+
+
+def test_task_aligned_network_learns_mode_by_mode():
+    sigma_yx = lb.hierarchical_task()
+    U, singular, Vt = np.linalg.svd(sigma_yx)
+    lam, s0 = 0.3, 1e-3
+    W1, W2 = lb.task_aligned_init(sigma_yx, 8, lam, s0, rotation_seed=1)
+    assert lb.balance(W1, W2)[1] < 1e-12
+    t = np.linspace(0, 30, 40)
+    exact = lb.exact(W1, W2, sigma_yx, t)
+    expected = np.stack([lb.aligned_singular_values(s, s0, lam, t) for s in singular], axis=1)
+    modes = np.einsum("oi,toj,jk->tik", U, exact.function, Vt.T)
+    # The function stays diagonal in the task's singular basis, each mode on its scalar flow.
+    assert np.allclose(modes, expected[:, :, None] * np.eye(8), atol=1e-10)
+
+
+def test_sigmoidal_when_rich_and_exponential_when_lazy():
+    t = np.linspace(0, 40, 4001)
+    rich = lb.aligned_singular_values(1.0, 1e-4, 0.0, t)
+    lazy = lb.aligned_singular_values(1.0, 1e-4, 30.0, t)
+    # Rich: a plateau then a sudden rise (an inflection point); lazy: plain exponential approach.
+    assert rich[np.searchsorted(t, 2.0)] < 0.01 and rich[-1] > 0.99
+    second = np.diff(rich, 2)
+    assert second.max() > 0 and second.min() < 0
+    gap = 1.0 - lazy[:50]  # up to t = 0.5, gap ≈ e^{−15}
+    rates = -np.diff(np.log(gap)) / (t[1] - t[0])
+    assert np.allclose(rates, 30.0, rtol=3e-3)  # a constant rate ≈ |λ| (√(λ² + 4s²) exactly)
+
+
+@pytest.mark.parametrize("lam_sign", [1.0, -1.0])
+def test_funnel_and_inverted_funnel_swap_under_lambda_sign(lam_sign):
+    """Dominé et al. Fig. 5B: funnel lazy as λ → +∞, inverted funnel lazy as λ → −∞; in the
+    opposite limit each is lazy first and rich later (delayed rich)."""
+    t = np.linspace(0, 60, 300)
+    peak = {}
+    for shape in ("funnel", "inverted funnel"):
+        d_in, hidden, d_out = lb.SHAPES[shape]
+        sigma_yx = lb.random_task(d_in, d_out, seed=2)
+        W1, W2 = lb.balanced_init(d_in, hidden, d_out, lam_sign * 30.0, 0.1, seed=3)
+        peak[shape] = np.max(lb.exact(W1, W2, sigma_yx, t).kernel_distance)
+    lazy, delayed = ("funnel", "inverted funnel") if lam_sign > 0 else ("inverted funnel", "funnel")
+    assert peak[lazy] < 1e-3
+    assert peak[delayed] > 0.05
+
+
+def test_hierarchical_task_has_the_tree_spectrum():
+    sigma_yx = lb.hierarchical_task()
+    singular = np.linalg.svd(sigma_yx, compute_uv=False)
+    assert np.allclose(singular, [1, 1, 2**-0.5, 2**-0.5, 0.5, 0.5, 0.5, 0.5])
+    assert len(lb.HIERARCHY_ITEMS) == len(lb.HIERARCHY_FEATURES) == 8
+
+
+@pytest.mark.parametrize("lam", [-5.0, -0.1, 0.0, 0.1, 5.0])
+@pytest.mark.parametrize("shape", ["funnel", "square", "inverted funnel"])
+def test_balanced_init_has_the_requested_balance_and_scale(lam, shape):
+    d_in, hidden, d_out = lb.SHAPES[shape]
+    if (lam > 0 and hidden > d_out) or (lam < 0 and hidden > d_in):
+        with pytest.raises(ValueError, match="needs hidden"):
+            lb.balanced_init(d_in, hidden, d_out, lam, 0.7, seed=0)
+        return
+    W1, W2 = lb.balanced_init(d_in, hidden, d_out, lam, 0.7, seed=0)
+    measured, deviation = lb.balance(W1, W2)
+    assert np.isclose(measured, lam, atol=1e-12) and deviation < 1e-12
+    assert np.isclose(np.linalg.norm(W2 @ W1), 0.7)
+
+
+def test_unbalanced_initialisation_is_rejected():
+    W1, W2 = lb.balanced_init(3, 2, 2, 1.0, 0.5, seed=0)
+    with pytest.raises(ValueError, match="not λ-balanced"):
+        lb.exact(W1 * 1.1, W2, np.eye(2, 3), [0.0, 1.0])
+    # Gradient descent accepts it (it simulates whatever it is given).
+    assert lb.gradient_descent(W1 * 1.1, W2, np.eye(2, 3), 0.01, 10).diverged_at is None
+
+
+def test_saddle_separatrix_is_flagged():
+    # Square, λ = 0: if det(W₂W₁) and det(Σyx) differ in sign, the flow cannot reach the global
+    # minimum without a rank drop: the start lies on a saddle's stable manifold (Dominé et al.
+    # App. D) and exact arithmetic stalls there. A reflection of the output side flips the
+    # determinant and keeps the balance.
+    sigma_yx = np.diag([2.0, 1.0, 0.5])
+    W1, W2 = lb.balanced_init(3, 3, 3, 0.0, 0.5, seed=0)
+    starts = [(W1, W2), (W1, np.diag([-1.0, 1.0, 1.0]) @ W2)]
+    runs = {
+        np.linalg.det(second @ first) > 0: lb.exact(first, second, sigma_yx, [0.0, 20.0])
+        for first, second in starts
+    }
+    good, stalled = runs[True], runs[False]
+    assert stalled.saddle_margin < 1e-12 < 1e-3 < good.saddle_margin
+    assert good.loss[-1] < 1e-10
+    assert np.isclose(stalled.loss[-1], 0.5 * 0.5**2, rtol=1e-6)  # the 0.5 mode is never learned
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(st.floats(-1e3, 1e3), st.floats(0.0, 1e3), st.floats(0.0, 1e2), st.integers(0, 100))
+def test_extreme_valid_input_never_gives_nan(lam, scale, task_scale, seed):
+    d_in, hidden, d_out = lb.SHAPES["square"]
+    W1, W2 = lb.balanced_init(d_in, hidden, d_out, lam, scale, seed)
+    exact = lb.exact(
+        W1, W2, task_scale * lb.random_task(d_in, d_out, seed), [0.0, 1e-3, 1.0, 1e3, 1e8]
+    )
+    for values in (exact.function, exact.rsm_in, exact.rsm_out, exact.loss, exact.kernel_distance):
+        assert np.all(np.isfinite(values))
