@@ -1,0 +1,24 @@
+"""The dashboard: Dash views over the :mod:`solvers` engine.
+
+``gunicorn app:server`` serves it; ``python -m app`` runs it on http://127.0.0.1:8050. The app
+is built on first access of ``app.server`` (or ``app.dash_app``), so importing the package has
+no side effects; tests build their own instances with :func:`create_app`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .factory import create_app
+
+__all__ = ["create_app", "dash_app", "server"]
+
+_built: dict[str, Any] = {}
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("server", "dash_app"):
+        if "app" not in _built:
+            _built["app"] = create_app()
+        return _built["app"] if name == "dash_app" else _built["app"].server
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

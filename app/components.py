@@ -1,0 +1,233 @@
+"""Building blocks shared by the views: controls made from state fields, explanations with
+MathJax, the animation bar, downloads and the page shell."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from dash import dcc, html
+
+from .state import Field
+
+__all__ = [
+    "animation_bar",
+    "control",
+    "download_bar",
+    "explanation",
+    "graph_card",
+    "message_box",
+    "page_shell",
+]
+
+GRAPH_CONFIG = {
+    "displaylogo": False,
+    "responsive": True,
+    "toImageButtonOptions": {"format": "png", "scale": 2},
+    "modeBarButtonsToRemove": ["select2d", "lasso2d", "autoScale2d"],
+}
+
+
+def control_id(view: str, name: str) -> str:
+    return f"{view}-{name}"
+
+
+def _decade_marks(low: float, high: float) -> dict:
+    marks = {}
+    for exponent in range(math.ceil(low), math.floor(high) + 1):
+        value = 10.0**exponent
+        marks[exponent] = f"{value:g}" if 1e-3 <= value <= 1e4 else f"1e{exponent}"
+    return marks
+
+
+def _linear_marks(spec: Field) -> dict:
+    low, high = spec.low, spec.high
+    marks = {low: f"{low:g}", high: f"{high:g}"}
+    if low < 0 < high:
+        marks[0] = "0"
+    return marks
+
+
+def control(view: str, spec: Field, value: Any) -> html.Div:
+    """A labelled control for one field, showing ``value``."""
+    ident = control_id(view, spec.name)
+    if spec.kind in ("float", "int") and spec.log:
+        low, high = math.log10(spec.low), math.log10(spec.high)
+        widget = dcc.Slider(
+            id=ident,
+            min=low,
+            max=high,
+            step=0.01,
+            value=spec.to_control(value),
+            marks=_decade_marks(low, high),
+            updatemode="drag",
+            allow_direct_input=False,
+            tooltip={"placement": "bottom", "transform": "lazyRichPow10"},
+            className="control-slider",
+        )
+    elif spec.kind in ("float", "int"):
+        step = spec.step if spec.step is not None else (1 if spec.kind == "int" else None)
+        widget = dcc.Slider(
+            id=ident,
+            min=spec.low,
+            max=spec.high,
+            step=step,
+            value=value,
+            marks=_linear_marks(spec),
+            updatemode="drag",
+            className="control-slider",
+        )
+    elif spec.kind == "choice":
+        options = [
+            {"label": label, "value": choice}
+            for choice, label in zip(
+                spec.choices, spec.choice_labels or map(str, spec.choices), strict=True
+            )
+        ]
+        widget = dcc.RadioItems(
+            id=ident, options=options, value=value, inline=True, className="control-radio"
+        )
+    else:
+        widget = dcc.Checklist(
+            id=ident,
+            options=[{"label": spec.label, "value": "on"}],
+            value=spec.to_control(value),
+            className="control-check",
+        )
+    if spec.kind == "bool":
+        label = []
+    elif spec.log:  # the slider works on log10: show the value itself next to the label
+        readout = html.Span(format_value(value), id=f"{ident}-readout", className="readout")
+        label = [html.Label([spec.label, readout], htmlFor=ident, className="control-label")]
+    else:
+        label = [html.Label(spec.label, htmlFor=ident, className="control-label")]
+    return html.Div([*label, widget], className="control", title=spec.help or None)
+
+
+def format_value(value: float) -> str:
+    """The same short format as the browser's readouts (assets/app.js)."""
+    magnitude = abs(value)
+    if magnitude != 0 and (magnitude < 1e-3 or magnitude >= 1e4):
+        return f"{value:.2e}"
+    return f"{float(f'{value:.4g}'):g}"
+
+
+def explanation(markdown: str) -> dcc.Markdown:
+    return dcc.Markdown(markdown, mathjax=True, className="explanation")
+
+
+def graph_card(
+    view: str, key: str, title: str, text: str, *, height: int, wide: bool, embed: bool
+) -> html.Div:
+    children = [
+        html.H3(title, className="graph-title"),
+        dcc.Loading(
+            dcc.Graph(
+                id=f"{view}-graph-{key}",
+                config=GRAPH_CONFIG,
+                style={"height": f"{height}px"},
+                figure={"data": [], "layout": {"height": height}},
+            ),
+            type="dot",
+            delay_show=400,
+        ),
+    ]
+    if not embed:
+        children.append(explanation(text))
+    return html.Div(children, className="graph-card wide" if wide else "graph-card")
+
+
+def animation_bar(view: str, frame: int) -> html.Div:
+    return html.Div(
+        [
+            html.Button(
+                "▶ Play",
+                id=f"{view}-play",
+                n_clicks=0,
+                className="play-button",
+                title="Animate the trajectory along time (space bar when focused)",
+            ),
+            html.Div(
+                dcc.Slider(
+                    id=f"{view}-frame",
+                    min=0,
+                    max=1,
+                    step=1,
+                    value=frame,
+                    updatemode="drag",
+                    allow_direct_input=False,
+                    marks=None,
+                    className="frame-slider",
+                ),
+                className="frame-slider-wrap",
+            ),
+            html.Span("t = 0", id=f"{view}-frame-label", className="frame-label"),
+            dcc.Interval(id=f"{view}-ticker", interval=80, disabled=True),
+        ],
+        className="animation-bar",
+        role="group",
+        **{"aria-label": "animation along time"},
+    )
+
+
+def download_bar(view: str) -> html.Div:
+    return html.Div(
+        [
+            html.Span("Download trajectories:", className="download-label"),
+            html.Button("CSV", id=f"{view}-download-csv", n_clicks=0, className="small-button"),
+            html.Button("JSON", id=f"{view}-download-json", n_clicks=0, className="small-button"),
+            dcc.Download(id=f"{view}-download"),
+        ],
+        className="download-bar",
+    )
+
+
+def message_box(view: str, messages: Sequence[str] = ()) -> html.Div:
+    return html.Div(
+        message_children(messages),
+        id=f"{view}-messages",
+        className="messages",
+        role="status",
+        **{"aria-live": "polite"},
+    )
+
+
+def message_children(messages: Sequence[str]) -> list:
+    return [html.Div(text, className="message") for text in messages]
+
+
+def page_shell(body, *, nav: Sequence[Mapping[str, str]], current: str, embed: bool) -> html.Div:
+    """Header with navigation and a footer; both hidden in embed mode (iframes)."""
+    if embed:
+        return html.Div(body, className="page embed")
+    links = [
+        dcc.Link(
+            item["title"],
+            href=item["path"],
+            className="nav-link active" if item["path"] == current else "nav-link",
+        )
+        for item in nav
+    ]
+    header = html.Header(
+        [
+            dcc.Link("Lazy vs rich, exactly", href="/", className="brand"),
+            html.Nav(links, className="nav"),
+        ],
+        className="site-header",
+    )
+    footer = html.Footer(
+        [
+            "Exact gradient-flow solutions of small linear networks. Models: Kunin et al. ",
+            html.I("Get rich quick"),
+            "; Xu & Ziyin, ",
+            html.I("Three mechanisms of feature learning"),
+            "; Dominé et al., ",
+            html.I("From lazy to rich"),
+            "; Shan & Bordelon, ",
+            html.I("Rapid feature evolution accelerates learning"),
+            ".",
+        ],
+        className="site-footer",
+    )
+    return html.Div([header, html.Main(body, className="main"), footer], className="page")

@@ -1,0 +1,284 @@
+"""The shared visual language of every view: plain plotly figure dicts (no per-call validation,
+so a callback stays fast), one palette, exact solutions as lines and gradient descent as open
+markers on the same axes, and a "cursor" (the animation's current time) that the browser can
+move without asking the server.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Sequence
+
+import numpy as np
+
+__all__ = [
+    "COLORS",
+    "colors_for",
+    "compact",
+    "cursor_line",
+    "cursor_point",
+    "descent_trace",
+    "exact_trace",
+    "figure",
+    "heatmap",
+    "plot_times",
+    "rounded",
+    "thin",
+]
+
+COLORS = {
+    "exact": "#1f4e79",
+    "descent": "#d1495b",
+    "target": "#2a9d8f",
+    "start": "#333333",
+    "kernel": "#8d99ae",
+    "feature": "#e76f51",
+    "grid": "#e5e8ec",
+    "cursor": "#f4a261",
+}
+FONT = {
+    "family": "system-ui, -apple-system, Segoe UI, Roboto, sans-serif",
+    "size": 13,
+    "color": "#22313f",
+}
+CURSOR = "cursor"
+
+
+#: diverging palette for an ordered family of curves (e.g. δ from downstream to upstream)
+DIVERGING = ("#2166ac", "#4393c3", "#92c5de", "#4d4d4d", "#f4a582", "#d6604d", "#b2182b")
+
+
+def colors_for(values: Sequence[float]) -> list[str]:
+    """One colour per value, by rank: most negative blue, middle dark grey, most positive red."""
+    values = np.asarray(values, dtype=float)
+    if values.size == 1:
+        return [COLORS["exact"]]
+    ranks = np.argsort(np.argsort(values))
+    positions = np.linspace(0, len(DIVERGING) - 1, values.size).round().astype(int)
+    return [DIVERGING[positions[rank]] for rank in ranks]
+
+
+def plot_times(horizon: float, log_time: bool, count: int = 400) -> np.ndarray:
+    """Times at which curves are drawn: even on a linear axis, geometric on a log axis."""
+    if log_time:
+        return np.geomspace(horizon * 1e-4, horizon, count)
+    return np.linspace(0.0, horizon, count)
+
+
+def thin(count: int, limit: int) -> np.ndarray:
+    """Indices of at most ``limit`` evenly spread items out of ``count`` (first and last kept)."""
+    if count <= limit:
+        return np.arange(count)
+    return np.unique(np.linspace(0, count - 1, limit).round().astype(int))
+
+
+def exact_trace(
+    x,
+    y,
+    name: str,
+    color: str = COLORS["exact"],
+    *,
+    dash: str | None = None,
+    group: str | None = None,
+    show_legend: bool = True,
+    width: float = 2.2,
+) -> dict:
+    line = {"color": color, "width": width}
+    if dash:
+        line["dash"] = dash
+    return {
+        "type": "scatter",
+        "mode": "lines",
+        "x": np.asarray(x),
+        "y": np.asarray(y),
+        "name": name,
+        "line": line,
+        "legendgroup": group or name,
+        "showlegend": show_legend,
+        "hovertemplate": "%{y:.4g}<extra>" + name + "</extra>",
+    }
+
+
+def descent_trace(
+    x,
+    y,
+    name: str = "gradient descent",
+    color: str = COLORS["descent"],
+    *,
+    group: str | None = None,
+    show_legend: bool = True,
+    limit: int = 120,
+) -> dict:
+    keep = thin(len(x), limit)
+    return {
+        "type": "scatter",
+        "mode": "markers",
+        "x": np.asarray(x)[keep],
+        "y": np.asarray(y)[keep],
+        "name": name,
+        "legendgroup": group or name,
+        "showlegend": show_legend,
+        "marker": {"symbol": "circle-open", "size": 6, "color": color, "line": {"width": 1.5}},
+        "hovertemplate": "%{y:.4g}<extra>" + name + "</extra>",
+    }
+
+
+def cursor_point(x: float, y: float, z: float | None = None) -> dict:
+    """The animated "current time" marker; the browser moves it by its uid."""
+    trace = {
+        "type": "scatter3d" if z is not None else "scatter",
+        "mode": "markers",
+        "x": [x],
+        "y": [y],
+        "uid": CURSOR,
+        "name": "now",
+        "showlegend": False,
+        "hoverinfo": "skip",
+        "marker": {
+            "size": 6 if z is not None else 11,
+            "color": COLORS["cursor"],
+            "line": {"color": "#22313f", "width": 1.5},
+        },
+    }
+    if z is not None:
+        trace["z"] = [z]
+    return trace
+
+
+def cursor_line(t: float) -> dict:
+    """A vertical line at the current time on a time axis (moved in the browser by name)."""
+    return {
+        "type": "line",
+        "name": CURSOR,
+        "xref": "x",
+        "yref": "paper",
+        "x0": t,
+        "x1": t,
+        "y0": 0,
+        "y1": 1,
+        "line": {"color": COLORS["cursor"], "width": 1.5, "dash": "dot"},
+    }
+
+
+def axis(title: str, *, log: bool = False, **extra) -> dict:
+    return {
+        "title": {"text": title},
+        "type": "log" if log else "linear",
+        "gridcolor": COLORS["grid"],
+        "zeroline": False,
+        "showline": True,
+        "linecolor": "#b8c0c8",
+        "ticks": "outside",
+        "exponentformat": "power",
+        **extra,
+    }
+
+
+def figure(
+    data: list[dict],
+    *,
+    x_title: str = "time t",
+    y_title: str = "",
+    log_x: bool = False,
+    log_y: bool = False,
+    title: str = "",
+    height: int = 300,
+    shapes: list | None = None,
+    legend: bool = True,
+    **layout,
+) -> dict:
+    base = {
+        "font": FONT,
+        "margin": {"l": 60, "r": 16, "t": 40 if title else 14, "b": 48},
+        "height": height,
+        "paper_bgcolor": "white",
+        "plot_bgcolor": "white",
+        "xaxis": axis(x_title, log=log_x),
+        "yaxis": axis(y_title, log=log_y),
+        "showlegend": legend,
+        "legend": {
+            "orientation": "h",
+            "y": 1.02,
+            "yanchor": "bottom",
+            "x": 0,
+            "font": {"size": 11},
+        },
+        "hovermode": "x unified" if x_title.startswith("time") else "closest",
+        "shapes": shapes or [],
+        "uirevision": "keep",  # keep zoom and legend toggles across updates
+    }
+    if title:
+        base["title"] = {"text": title, "x": 0, "xanchor": "left", "font": {"size": 14}}
+    base.update(layout)
+    return {"data": data, "layout": base}
+
+
+def heatmap(
+    z: np.ndarray,
+    *,
+    x_labels: Sequence[str],
+    y_labels: Sequence[str],
+    title: str,
+    limit: float | None = None,
+    height: int = 280,
+) -> dict:
+    """A symmetric diverging heatmap (0 is white) of a matrix."""
+    z = np.asarray(z)
+    limit = limit if limit is not None else float(np.max(np.abs(z))) or 1.0
+    trace = {
+        "type": "heatmap",
+        "z": z,
+        "x": list(x_labels),
+        "y": list(y_labels),
+        "zmin": -limit,
+        "zmax": limit,
+        "colorscale": "RdBu",
+        "reversescale": True,
+        "colorbar": {"thickness": 10, "len": 0.9},
+        "uid": CURSOR,
+        "hovertemplate": "%{y} · %{x}: %{z:.3g}<extra></extra>",
+    }
+    layout = {
+        "font": FONT,
+        "height": height,
+        "margin": {"l": 90, "r": 10, "t": 34, "b": 70},
+        "title": {"text": title, "x": 0, "xanchor": "left", "font": {"size": 14}},
+        "xaxis": {"tickangle": -45, "side": "bottom", "constrain": "domain"},
+        "yaxis": {"autorange": "reversed", "scaleanchor": "x", "constrain": "domain"},
+        "paper_bgcolor": "white",
+        "plot_bgcolor": "white",
+        "uirevision": "keep",
+    }
+    return {"data": [trace], "layout": layout}
+
+
+_ARRAY_KEYS = ("x", "y", "z", "surfacecolor", "customdata", "text")
+_PACK_FROM = 8  # shorter arrays stay plain lists (e.g. the cursor, which the browser edits)
+
+
+def _pack(array: np.ndarray) -> dict:
+    """plotly.js's typed-array form: float32, base64 — ~4× smaller than a JSON list."""
+    packed = np.ascontiguousarray(array, dtype=np.float32)
+    spec = {"dtype": "f4", "bdata": base64.b64encode(packed.tobytes()).decode("ascii")}
+    if packed.ndim > 1:
+        spec["shape"] = ", ".join(str(n) for n in packed.shape)
+    return spec
+
+
+def compact(figure_dict: dict) -> dict:
+    """Pack every numeric array of ``figure_dict``'s traces (in place) and return it."""
+    for trace in figure_dict.get("data", []):
+        for key in _ARRAY_KEYS:
+            value = trace.get(key)
+            if (
+                isinstance(value, np.ndarray)
+                and value.dtype.kind in "fiu"
+                and value.size >= _PACK_FROM
+            ):
+                trace[key] = _pack(value)
+    return figure_dict
+
+
+def rounded(values, digits: int = 6) -> list[float]:
+    """A short JSON list (for browser-side animation data)."""
+    return [float(f"{v:.{digits}g}") for v in np.asarray(values, dtype=float).ravel()]

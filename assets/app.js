@@ -1,0 +1,101 @@
+/* Browser-side behaviour of the dashboard: moving the "current time" cursor through every
+ * figure while scrubbing or playing, without a round trip to the server. */
+(function () {
+  "use strict";
+
+  function format(value) {
+    if (!isFinite(value)) { return String(value); }
+    var magnitude = Math.abs(value);
+    if (magnitude !== 0 && (magnitude < 1e-3 || magnitude >= 1e4)) { return value.toExponential(2); }
+    return Number(value.toPrecision(4)).toString();
+  }
+
+  function clampIndex(index, count) {
+    var i = Math.round(Number(index) || 0);
+    return Math.max(0, Math.min(count - 1, i));
+  }
+
+  function moveCursor(figure, key, frames, i) {
+    var changed = false;
+    var data = figure.data || [];
+    var layout = figure.layout || {};
+    var point = frames.cursor && frames.cursor[key];
+    var heat = frames.heatmaps && frames.heatmaps[key];
+    if (point || heat) {
+      data = data.map(function (trace) {
+        if (trace.uid !== "cursor") { return trace; }
+        changed = true;
+        var moved = Object.assign({}, trace);
+        if (heat) { moved.z = heat[i]; }
+        if (point) {
+          moved.x = [point.x[i]];
+          moved.y = [point.y[i]];
+          if (point.z) { moved.z = [point.z[i]]; }
+        }
+        return moved;
+      });
+    }
+    var line = frames.lines && frames.lines[key];
+    if (line && layout.shapes) {
+      layout = Object.assign({}, layout, {
+        shapes: layout.shapes.map(function (shape) {
+          if (shape.name !== "cursor") { return shape; }
+          changed = true;
+          return Object.assign({}, shape, { x0: line[i], x1: line[i] });
+        })
+      });
+    }
+    return changed ? Object.assign({}, figure, { data: data, layout: layout }) : null;
+  }
+
+  window.dash_clientside = Object.assign({}, window.dash_clientside, {
+    lazyRich: {
+      scrub: function (index, frames) {
+        var figures = Array.prototype.slice.call(arguments, 2);
+        var noUpdate = window.dash_clientside.no_update;
+        if (!frames || !frames.t || !frames.t.length) {
+          return figures.map(function () { return noUpdate; }).concat([noUpdate]);
+        }
+        var i = clampIndex(index, frames.t.length);
+        var order = frames.order || [];
+        var out = figures.map(function (figure, k) {
+          if (!figure || !order[k]) { return noUpdate; }
+          var moved = moveCursor(figure, order[k], frames, i);
+          return moved === null ? noUpdate : moved;
+        });
+        out.push("t = " + format(frames.t[i]));
+        try {  // the frame is part of the link, without adding a history entry
+          var url = new URL(window.location.href);
+          url.searchParams.set("frame", String(i));
+          window.history.replaceState(window.history.state, "", url.toString());
+        } catch (error) { /* not fatal */ }
+        return out;
+      },
+
+      togglePlay: function (clicks, disabled, value, last) {
+        var noUpdate = window.dash_clientside.no_update;
+        if (disabled) {  // start; from the beginning if at the end
+          return [false, "❚❚ Pause", value >= last ? 0 : noUpdate];
+        }
+        return [true, "▶ Play", noUpdate];
+      },
+
+      readout: function (exponent) {
+        var number = Number(exponent);
+        return isFinite(number) ? format(Math.pow(10, number)) : window.dash_clientside.no_update;
+      },
+
+      tick: function (n, value, last) {
+        var noUpdate = window.dash_clientside.no_update;
+        var next = (Number(value) || 0) + 1;
+        if (next >= last) { return [last, true, "▶ Play"]; }
+        return [next, noUpdate, noUpdate];
+      }
+    }
+  });
+
+  /* Log-scale sliders work on log10 of the value; their tooltip shows the value itself. */
+  window.dccFunctions = Object.assign({}, window.dccFunctions, {
+    lazyRichPow10: function (exponent) { return format(Math.pow(10, exponent)); }
+  });
+})();

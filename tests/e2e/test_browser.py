@@ -1,0 +1,292 @@
+"""Every view in a real browser: loads cleanly, reacts to each kind of control, restores from a
+copied link, embeds without chrome, loads presets, plays, and downloads the solver's numbers."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from urllib.parse import parse_qs, urlparse
+
+import numpy as np
+import pytest
+
+from app.views import VIEWS
+from solvers import single_neuron as sn
+from tests.e2e.conftest import screenshot
+
+pytestmark = pytest.mark.e2e
+VIEW_IDS = [view.key for view in VIEWS]
+TIMEOUT = 20_000  # ms
+
+
+def graph_selector(view, panel) -> str:
+    return f"#{view.key}-graph-{panel.graph} .js-plotly-plot"
+
+
+def open_view(page, base: str, view, query: str = ""):
+    page.goto(f"{base}{view.path}{query}")
+    wait_for_graphs(page, view)
+
+
+def wait_for_graphs(page, view) -> None:
+    selectors = [graph_selector(view, panel) for panel in view.panels]
+    page.wait_for_function(
+        """selectors => selectors.every(s => { const g = document.querySelector(s);
+               return g && g._fullData && g._fullData.length > 0; })""",
+        arg=selectors,
+        timeout=TIMEOUT,
+    )
+
+
+def signature(page, view) -> str:
+    """Everything the figures show (data and axis types), as one string."""
+    selectors = [graph_selector(view, panel) for panel in view.panels]
+    return page.evaluate(
+        """selectors => selectors.map(s => { const g = document.querySelector(s);
+               const axis = g.layout.xaxis ? g.layout.xaxis.type : '';
+               return JSON.stringify(g.data) + axis; }).join('|')""",
+        selectors,
+    )
+
+
+def query(page) -> dict[str, str]:
+    return {k: v[0] for k, v in parse_qs(urlparse(page.url).query).items()}
+
+
+def wait_for_change(page, view, before: str, what: str) -> None:
+    deadline = 60
+    for _ in range(deadline):
+        page.wait_for_timeout(250)
+        if signature(page, view) != before:
+            return
+    raise AssertionError(f"the plots did not change after {what}")
+
+
+def move(page, view, spec) -> None:
+    """Change one control the way a user would (keyboard on sliders, clicks on the rest)."""
+    ident = f"#{view.key}-{spec.name}"
+    if spec.kind in ("float", "int"):
+        thumb = page.locator(f"{ident} [role=slider]")
+        thumb.focus()
+        now = float(thumb.get_attribute("aria-valuenow"))
+        high = float(thumb.get_attribute("aria-valuemax"))
+        low = float(thumb.get_attribute("aria-valuemin"))
+        key = "PageUp" if now < (low + high) / 2 else "PageDown"
+        thumb.press(key)
+        thumb.press(key)
+    elif spec.kind == "choice":
+        current = page.locator(f"{ident} input:checked").get_attribute("value")
+        options = page.locator(f"{ident} input")
+        for index in range(options.count()):
+            if options.nth(index).get_attribute("value") != current:
+                options.nth(index).check()
+                break
+    else:
+        page.locator(f"{ident} input").click()
+
+
+@pytest.mark.parametrize("view", VIEWS, ids=VIEW_IDS)
+def test_view_loads_without_console_errors(page, live_server, view):
+    open_view(page, live_server, view)
+    page.wait_for_timeout(500)  # let MathJax and late callbacks finish
+    assert page.locator(".site-header").count() == 1
+    assert page.locator(".message").count() == 0
+    screenshot(page, view.key)
+
+
+@pytest.mark.parametrize("view", VIEWS, ids=VIEW_IDS)
+def test_every_control_updates_the_link_and_each_kind_changes_the_plots(page, live_server, view):
+    open_view(page, live_server, view)
+    changed_kinds, kinds = set(), {("log" if s.log else s.kind) for s in view.spec.fields}
+    for spec in view.spec.fields:
+        kind = "log" if spec.log else spec.kind
+        before, link_before = signature(page, view), query(page)
+        move(page, view, spec)
+        for _ in range(40):
+            page.wait_for_timeout(250)
+            if query(page).get(spec.name) != link_before.get(spec.name):
+                break
+        else:
+            raise AssertionError(f"{spec.name}: the link did not change")
+        for _ in range(20):
+            if signature(page, view) != before:
+                changed_kinds.add(kind)
+                break
+            page.wait_for_timeout(250)
+    assert changed_kinds == kinds, f"no control of kind {kinds - changed_kinds} changed the plots"
+
+
+@pytest.mark.parametrize("view", VIEWS, ids=VIEW_IDS)
+def test_typed_value_in_a_slider_box(page, live_server, view):
+    spec = next(s for s in view.spec.fields if s.kind == "float" and not s.log)
+    open_view(page, live_server, view)
+    box = page.locator(f"#{view.key}-{spec.name} input[type=number]")
+    target = spec.low + 0.3 * (spec.high - spec.low)
+    if spec.step:
+        target = round(target / spec.step) * spec.step
+    box.fill(f"{target:g}")
+    box.press("Enter")
+    for _ in range(40):
+        page.wait_for_timeout(250)
+        if math.isclose(
+            float(query(page).get(spec.name, "nan")), target, rel_tol=1e-6, abs_tol=1e-9
+        ):
+            return
+    raise AssertionError(f"typing {target:g} did not reach the link: {query(page).get(spec.name)}")
+
+
+@pytest.mark.parametrize("view", VIEWS, ids=VIEW_IDS)
+def test_copied_link_restores_the_view(browser, page, live_server, view):
+    preset = view.presets[-1]
+    values = view.spec.with_overrides(preset.values)
+    open_view(page, live_server, view, view.spec.encode(values))
+    link, shown = page.url, signature(page, view)
+    other = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+    try:
+        open_view(other, live_server, view, "?" + urlparse(link).query)
+        assert signature(other, view) == shown
+        parsed, _ = view.spec.parse_query(urlparse(other.url).query)
+        assert parsed.values == values
+        for spec in view.spec.fields:
+            if spec.kind in ("float", "int") and not spec.log:
+                thumb_value = float(
+                    other.locator(f"#{view.key}-{spec.name} [role=slider]").get_attribute(
+                        "aria-valuenow"
+                    )
+                )
+                assert math.isclose(thumb_value, values[spec.name], rel_tol=1e-9, abs_tol=1e-9), (
+                    spec.name
+                )
+    finally:
+        other.context.close()
+
+
+@pytest.mark.parametrize("view", VIEWS, ids=VIEW_IDS)
+def test_embed_mode_has_no_chrome(page, live_server, view):
+    open_view(page, live_server, view, "?embed=1")
+    assert page.locator(".site-header").count() == 0
+    assert page.locator(".site-footer").count() == 0
+    assert page.locator(".graph-card .explanation").count() == 0
+    assert query(page).get("embed") == "1"  # the mode survives the link's rewriting
+    screenshot(page, f"{view.key}-embed")
+
+
+@pytest.mark.parametrize("view", VIEWS, ids=VIEW_IDS)
+def test_preset_loads_with_its_caption(page, live_server, view):
+    open_view(page, live_server, view)
+    preset = view.presets[0]
+    before = signature(page, view)
+    page.locator(f"#{view.key}-preset").click()
+    page.get_by_text(preset.name, exact=True).click()
+    page.wait_for_function(
+        "([id, text]) => document.getElementById(id).textContent === text",
+        arg=[f"{view.key}-preset-caption", preset.caption],
+        timeout=TIMEOUT,
+    )
+    expected = view.spec.with_overrides(preset.values)
+    for _ in range(40):
+        parsed, _ = view.spec.parse_query(urlparse(page.url).query)
+        if parsed.values == expected:
+            break
+        page.wait_for_timeout(250)
+    assert parsed.values == expected
+    wait_for_change(page, view, before, f"preset {preset.name!r}")
+
+
+@pytest.mark.parametrize("view", VIEWS, ids=VIEW_IDS)
+def test_play_advances_time(page, live_server, view):
+    open_view(page, live_server, view)
+    label = page.locator(f"#{view.key}-frame-label")
+    start = label.text_content()
+    before = signature(page, view)
+    page.locator(f"#{view.key}-play").click()
+    page.wait_for_timeout(1500)
+    assert label.text_content() != start
+    assert page.locator(f"#{view.key}-play").text_content().strip().endswith("Pause")
+    assert signature(page, view) != before  # the cursor moved through the figures
+    page.locator(f"#{view.key}-play").click()
+    page.wait_for_timeout(300)
+    paused = label.text_content()
+    page.wait_for_timeout(600)
+    assert label.text_content() == paused
+    assert int(query(page)["frame"]) > 0  # the animation's position is part of the link
+
+
+def _read_csv(text: str) -> dict[str, dict[str, np.ndarray]]:
+    rows = [row for row in csv.reader(io.StringIO(text)) if row and not row[0].startswith("#")]
+    tables: dict[str, dict[str, list]] = {}
+    header = None
+    for row in rows:
+        if row[0] == "method":
+            header = row[1:]
+            continue
+        table = tables.setdefault(row[0], {name: [] for name in header})
+        for name, value in zip(header, row[1:], strict=True):
+            table[name].append(float(value))
+    return {m: {k: np.array(v) for k, v in t.items()} for m, t in tables.items()}
+
+
+def _single_neuron_expected(values, t):
+    eta_a = math.sqrt(values["eta_ratio"])
+    theta0, theta = math.radians(values["init_angle"]), math.radians(values["target_angle"])
+    a0, w0 = sn.init_from_norm_delta(
+        values["tau"] ** 2,
+        values["delta"],
+        [math.cos(theta0), math.sin(theta0)],
+        eta_a=eta_a,
+        eta_w=1 / eta_a,
+        sign=values["sign"],
+    )
+    target = values["target_norm"] * np.array([math.cos(theta), math.sin(theta)])
+    path = sn.exact(a0, w0, target, t, eta_a=eta_a, eta_w=1 / eta_a)
+    return {
+        "a": path.a,
+        "w_1": path.w[:, 0],
+        "w_2": path.w[:, 1],
+        "loss": path.loss,
+        "kernel_distance": path.kernel_distance,
+    }
+
+
+def _flatten(table: dict) -> dict[str, np.ndarray]:
+    """Name matrix columns as the CSV does (w → w_1, w_2, …)."""
+    out = {}
+    for name, values in table.items():
+        values = np.asarray(values, dtype=float)
+        if values.ndim == 1:
+            out[name] = values
+        else:
+            flat = values.reshape(values.shape[0], -1)
+            out.update({f"{name}_{i + 1}": flat[:, i] for i in range(flat.shape[1])})
+    return out
+
+
+#: independent solver calls for each view's default state (the test's own parameter mapping)
+EXPECTED = {"single-neuron": _single_neuron_expected}
+
+
+@pytest.mark.parametrize("view", VIEWS, ids=VIEW_IDS)
+@pytest.mark.parametrize("kind", ["csv", "json"])
+def test_download_matches_the_solver(page, live_server, view, kind):
+    open_view(page, live_server, view)
+    with page.expect_download(timeout=TIMEOUT) as info:
+        page.locator(f"#{view.key}-download-{kind}").click()
+    download = info.value
+    assert download.suggested_filename == f"{view.key}.{kind}"
+    text = open(download.path(), encoding="utf-8").read()
+    if kind == "csv":
+        tables = _read_csv(text)
+    else:
+        document = json.loads(text)
+        assert document["parameters"] == view.spec.defaults()
+        tables = {m: _flatten(t) for m, t in document["trajectories"].items()}
+    exact = next(table for method, table in tables.items() if method.startswith("exact"))
+    assert len(exact["t"]) > 10 and np.all(np.isfinite(exact["t"]))
+    if view.key in EXPECTED:
+        expected = EXPECTED[view.key](view.spec.defaults(), exact["t"])
+        for name, values in expected.items():
+            assert np.allclose(exact[name], values, rtol=1e-12, atol=1e-14), name
+    else:
+        pytest.fail(f"no independent solver check written for {view.key}")
