@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validation import as_positive, as_positive_int
+from ._validation import MAX_STEPS, as_positive, as_positive_int
 
 __all__ = ["DIVERGENCE_LIMIT", "DescentRun", "run_descent"]
 
@@ -59,7 +59,7 @@ def run_descent(
     ``step`` receives and returns a tuple of arrays and must not modify its argument in place.
     """
     lr = as_positive("lr", lr)
-    steps = as_positive_int("steps", steps, minimum=0)
+    steps = as_positive_int("steps", steps, minimum=0, maximum=MAX_STEPS)
     every = as_positive_int("every", every)
     state: State = tuple(np.array(part, dtype=np.float64) for part in initial)
     recorded_steps = [0]

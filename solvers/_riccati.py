@@ -10,12 +10,18 @@ accuracy once the bracketed matrix becomes ill-conditioned. Two evaluators avoid
 
 * :func:`rank_one_coefficients` — one column (single neuron). In the eigenbasis of F the solution
   is ``q = Σ_j c_j e^{f_j t} o_j / √(1 + Σ_j c_j² h(f_j, t))``; the square root is a sum of
-  non-negative terms, so it is taken as a log-sum-exp and each coefficient comes out as one
-  bounded exponential. Exact to rounding for any t.
+  non-negative terms, so it is taken as a log-sum-exp with the fastest growth factored out
+  analytically, and each coefficient comes out as one bounded exponential whose exponent never
+  subtracts two multiples of t. Exact to rounding for any t (checked to t = 1e308).
 * :class:`MatrixRiccati` — several columns (λ-balanced). The flow is a semigroup and the closed
-  form is exact from any state, so it is restarted every ``Δ ≈ 2/max|f|``, carrying a factor of
-  ``Q Qᵀ`` forward through the Cholesky factor of the small h×h matrix (SPEC §3). Within one
-  interval the matrix is well conditioned, so the error stays at rounding level at any horizon.
+  form is exact from any state, so it is restarted — every ``6/max|f|`` at first — carrying a
+  factor of ``Q Qᵀ`` through the Cholesky factor of the small h×h matrix (SPEC §3). The factor is
+  kept lower-trapezoidal in rate order and its columns scaled by their own growth, so a step
+  stays exact while fast modes grow by e^{fτ} and slow ones crawl; the step then doubles as long
+  as one double step agrees with two single ones, so slow (even algebraic) tails cost O(log t)
+  steps. Checked against a 900-digit evaluation to ~1e-15 up to t = 1e3 and against exact scalar
+  laws up to t = 1e12. A horizon that would need more than ``MAX_RESTARTS`` steps (rates spread
+  over many decades, watched far beyond the slow ones) is refused with a ValueError.
 """
 
 from __future__ import annotations
@@ -65,19 +71,41 @@ def rank_one_coefficients(coefficients: np.ndarray, rates: np.ndarray, t: np.nda
         # terms directly (as accurate as the log-space form, and several times faster).
         denominator = 1.0 + growth_integral(rates, t) @ coefficients**2
         return coefficients * np.exp(rates * t) / np.sqrt(denominator)[:, None]
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):  # inf at t ~ 1e308 is fine
+        return _rank_one_in_log_space(coefficients, rates, t)
+
+
+def _rank_one_in_log_space(
+    coefficients: np.ndarray, rates: np.ndarray, t: np.ndarray
+) -> np.ndarray:
     active = coefficients != 0.0
-    with np.errstate(divide="ignore"):
-        log_abs = np.where(active, np.log(np.abs(coefficients)), -np.inf)
-    terms = np.concatenate(
-        [np.zeros((t.shape[0], 1)), 2.0 * log_abs + log_growth_integral(rates, t)], axis=1
-    )
+    log_abs = np.where(active, np.log(np.abs(coefficients)), -np.inf)
+    # Factor the fastest active growth e^{2f*t} out of the denominator analytically, so that
+    # the exponent of the dominant term carries no f*t at all: subtracting two huge numbers
+    # (f t and ½ log D) would lose ε·f·t of relative accuracy at long horizons.
+    fastest = max(float(np.max(rates[active], initial=0.0)), 0.0)
+    relative = rates - fastest  # exactly 0 for the dominant rate
+    scaled_growth = _log_scaled_growth(rates, relative, t, fastest)
+    # an inactive term is exactly 0 (its −inf must not meet an overflowing +inf growth)
+    scaled_terms = np.where(active, 2.0 * log_abs + scaled_growth, -np.inf)
+    terms = np.concatenate([np.full((t.shape[0], 1), -2.0 * fastest) * t, scaled_terms], axis=1)
     log_denominator = _logsumexp(terms)
-    with np.errstate(invalid="ignore"):
-        exponent = log_abs + rates * t - 0.5 * log_denominator[:, None]
+    exponent = np.where(active, log_abs + relative * t - 0.5 * log_denominator[:, None], -np.inf)
     # Terms below e^{−700} relative to the largest coefficient are flushed to zero: they are
     # invisible next to it, and subnormal numbers slow every later operation ~20×.
     negligible = exponent < np.max(log_abs) - 700.0
     return np.where(active & ~negligible, np.sign(coefficients) * np.exp(exponent), 0.0)
+
+
+def _log_scaled_growth(rates: np.ndarray, relative: np.ndarray, t: np.ndarray, fastest: float):
+    """``log(h(f, t) e^{−2f*t})`` for every rate, the (f − f*)t part kept exact."""
+    magnitude = np.where(rates == 0.0, 1.0, np.abs(2.0 * rates))
+    exponent = 2.0 * rates * t
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        growing = 2.0 * relative * t + np.log(-np.expm1(-exponent)) - np.log(magnitude)
+        decaying = np.log(-np.expm1(exponent)) - np.log(magnitude) - 2.0 * fastest * t
+        flat = np.log(t * np.ones_like(rates)) - 2.0 * fastest * t
+    return np.where(rates > 0, growing, np.where(rates < 0, decaying, flat))
 
 
 #: |f|·t below which e^{±2ft} is evaluated directly (e^{600} is far from overflow, e^{−600}
@@ -95,17 +123,23 @@ class MatrixRiccati:
     """Exact solution of ``Q' = F Q − ½ Q Qᵀ Q`` for an n×h matrix Q, evaluated at any times.
 
     Factorises F once (``eigh``); :meth:`factors` then returns, for each requested time, an
-    n×h matrix X(t) with ``X Xᵀ = Q Qᵀ(t)`` exactly (X equals Q up to an h×h rotation).
+    n×h matrix X(t) with ``X Xᵀ = Q Qᵀ(t)`` to rounding (X equals Q up to an h×h rotation);
+    see the module docstring for how long horizons stay exact and where they are refused.
     """
 
-    #: restart interval in units of 1/max|f|. Checked against a 700-digit evaluation of the
-    #: closed form up to t = 1e3: intervals up to 8/max|f| stay exact to ~1e-15 relative,
-    #: 16/max|f| does not; 6 keeps a margin while needing 3× fewer steps than 2.
+    #: base restart interval in units of 1/max|f|. Checked against a 700-digit evaluation of
+    #: the closed form up to t = 1e3: intervals up to 8/max|f| stay exact to ~1e-15 relative,
+    #: 16/max|f| does not; 6 keeps a margin.
     RESTART = 6.0
-    #: relative change of Q Qᵀ over one interval below which the flow counts as settled.
-    SETTLED = 4 * np.finfo(np.float64).eps
-    #: upper bound on sequential restarts (≈ 20 s); a flow still moving after that is refused.
-    MAX_RESTARTS = 2_000_000
+    #: a step of twice the interval is accepted when it agrees with two single steps to this
+    #: relative accuracy (in QQᵀ); the interval then grows geometrically wherever the flow
+    #: allows, so that slow (even algebraic) tails cost O(log t) steps. A refused doubling is
+    #: retried after 1, 2, 4, … steps.
+    DOUBLING_TOLERANCE = 1e-13
+    #: upper bound on sequential restarts (a few seconds): a flow still moving after that —
+    #: rates spread over many decades, watched over a horizon far beyond the slow ones — is
+    #: refused with a ValueError rather than answered inexactly.
+    MAX_RESTARTS = 300_000
 
     def __init__(self, generator: np.ndarray, initial: np.ndarray) -> None:
         rates, basis = np.linalg.eigh(generator)
@@ -114,6 +148,26 @@ class MatrixRiccati:
         self.initial = basis.T @ initial
         largest = float(np.max(np.abs(rates))) if rates.size else 0.0
         self.interval = self.RESTART / largest if largest > 0 else np.inf
+        self.zero_rate = np.abs(rates) <= 1e-9 * largest
+        resolvable = np.abs(rates)[~self.zero_rate]
+        self.slowest_rate = float(np.min(resolvable)) if resolvable.size else 0.0
+        self.fastest_first = np.argsort(-rates, kind="stable")
+
+    def triangularise(self, state: np.ndarray) -> np.ndarray:
+        """The same QQᵀ from a factor that is lower-trapezoidal when its rows are ordered by
+        decreasing rate (an h×h rotation, via QR).
+
+        Then the fastest growing mode lives in the first column only — with exact zeros, not
+        rounding noise, elsewhere — so its growth e^{2fτ} enters a single pivot of the h×h
+        system instead of amplifying rounding in every other column. This is what lets a step
+        stay exact while fast modes grow by e^{±fτ} and slow ones crawl.
+        """
+        ordered = state[self.fastest_first]
+        _, upper = np.linalg.qr(ordered.T, mode="complete")  # orderedᵀ = Q·upper
+        lower = upper.T[:, : state.shape[1]] if upper.shape[0] >= state.shape[1] else upper.T
+        result = np.zeros_like(state)
+        result[self.fastest_first, : lower.shape[1]] = lower
+        return result
 
     def unstable_margin(self) -> float:
         """How far the initial state is from the stable manifold of a saddle.
@@ -136,51 +190,164 @@ class MatrixRiccati:
         singular = np.linalg.svd(unstable, compute_uv=False)
         return float(singular[needed - 1] / size)
 
-    def _advance(self, state: np.ndarray, growth: np.ndarray, integral: np.ndarray) -> np.ndarray:
-        """One closed-form step from ``state``; works on stacks (…, n, h)."""
-        hidden = state.shape[-1]
-        gram = np.eye(hidden) + np.swapaxes(state, -1, -2) @ (integral[..., :, None] * state)
+    def column_rates(self, state: np.ndarray) -> np.ndarray:
+        """g_j ≥ 0: the fastest rate among the rows where column j is non-zero (…, h)."""
+        present = state != 0.0
+        return np.maximum(np.max(np.where(present, self.rates[:, None], -np.inf), axis=-2), 0.0)
+
+    def advance(
+        self, state: np.ndarray, length: np.ndarray | float, top: np.ndarray | None = None
+    ) -> np.ndarray:
+        """One closed-form step of ``length`` from ``state``; works on stacks (…, n, h).
+
+        ``X' = E Z L⁻ᵀ`` with ``LLᵀ = G = I + Zᵀ D Z`` (E = e^{Fτ}, D = ∫₀^τ e^{2Fs}ds), so that
+        ``X'X'ᵀ = E Z G⁻¹ Zᵀ E``. Each column j is scaled by e^{g_j τ}, g_j the fastest rate in
+        its support (``top``, from :meth:`column_rates`): with ``S = diag(e^{gτ})``,
+        ``G = S Ĝ S`` where ``Ĝ = S⁻² + VᵀV`` and ``V_ij = z_ij √D_i e^{−g_j τ} ≤ O(1)``, and
+        ``X' = (E Z S⁻¹) L̂⁻ᵀ``. Nothing in Ĝ exceeds O(τ), so no step length overflows.
+        """
+        length = np.asarray(length, dtype=np.float64)
+        tau = length[..., None, None]
+        top = (self.column_rates(state) if top is None else top)[..., None, :]
+        rates = self.rates[:, None]
+        relative = rates - top  # exactly 0 where a column's fastest rate is the row's rate
+        with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):
+            # Entries outside a column's support are exactly 0; capping their exponents (they
+            # could exceed the column's rate) keeps 0·e^{…} at 0 without a mask.
+            grown = state * np.exp(np.minimum(relative * tau, 0.0))
+            # log(√D_i e^{−g_j τ}) with the (f_i − g_j)τ part formed first: subtracting two
+            # multiples of τ would cost ε·fτ of relative accuracy on long steps.
+            magnitude = np.where(rates == 0.0, 1.0, np.abs(2.0 * rates))
+            tail = 0.5 * (np.log(-np.expm1(-2.0 * rates * tau)) - np.log(magnitude))
+            other = 0.5 * log_growth_integral(rates, tau) - top * tau
+            log_root = np.where(rates > 0, relative * tau + tail, other)
+            weighted = state * np.exp(np.minimum(log_root, 400.0))
+            diagonal = np.exp(-2.0 * top[..., 0, :] * length[..., None])
+        gram = np.swapaxes(weighted, -1, -2) @ weighted
+        gram = gram + diagonal[..., :, None] * np.eye(state.shape[-1])
         lower = np.linalg.cholesky(gram)
-        grown = growth[..., :, None] * state
-        # X' = E Z L⁻ᵀ so that X' X'ᵀ = E Z G⁻¹ Zᵀ E. G ≥ I keeps L well conditioned, so the
-        # explicit inverse is as accurate as a triangular solve (and faster on stacks).
+        # Ĝ ≥ S⁻² is well conditioned here, so the explicit inverse is as accurate as a
+        # triangular solve (and faster on stacks).
         return grown @ np.swapaxes(np.linalg.inv(lower), -1, -2)
+
+    def _advance_plain(self, state: np.ndarray, length: np.ndarray) -> np.ndarray:
+        """:meth:`advance` without the column scaling, for steps within the base interval."""
+        tau = np.asarray(length, dtype=np.float64)[..., None]
+        growth = np.exp(self.rates * tau)
+        integral = growth_integral(self.rates, tau)
+        gram = np.swapaxes(state, -1, -2) @ (integral[..., :, None] * state)
+        lower = np.linalg.cholesky(gram + np.eye(state.shape[-1]))
+        return (growth[..., :, None] * state) @ np.swapaxes(np.linalg.inv(lower), -1, -2)
+
+    def _step(self, state: np.ndarray, length: float) -> np.ndarray:
+        try:
+            return self.advance(state, length)
+        except np.linalg.LinAlgError:  # a step too long to be resolved: never accepted
+            return np.full_like(state, np.nan)
+
+    def settled(self, state: np.ndarray) -> bool:
+        """True when the remaining motion is at rounding level.
+
+        For modes with a rate, the remaining motion is bounded by speed over the slowest
+        rate. A component on a zero-rate mode decays only algebraically (like 1/√t), so the
+        flow is not settled while any such component is left.
+        """
+        if self.slowest_rate == 0.0:
+            return False
+        size = float(np.linalg.norm(state))
+        threshold = 4 * np.finfo(np.float64).eps * size
+        if np.any(np.abs(state[self.zero_rate]) > threshold):
+            return False
+        velocity = self.rates[:, None] * state - 0.5 * state @ (state.T @ state)
+        return float(np.linalg.norm(velocity)) / self.slowest_rate <= threshold
 
     def factors(self, t: np.ndarray) -> np.ndarray:
         """Factors X(t) of shape (T, n, h) in the original coordinates."""
         t = np.asarray(t, dtype=np.float64)
-        if np.isfinite(self.interval):
-            checkpoint_index = np.floor(np.minimum(t / self.interval, 2.0**62)).astype(np.int64)
+        if not np.isfinite(self.interval):  # F = 0: one closed-form step is exact for any t
+            states, which, remainder = self.initial[None], np.zeros(t.size, dtype=int), t
         else:
-            checkpoint_index = np.zeros(t.shape, dtype=np.int64)
-        if np.isfinite(self.interval):
-            # Clipped: beyond 2⁶² intervals only a settled (fixed-point) state is ever reached.
-            remainder = np.clip(t - checkpoint_index * self.interval, 0.0, self.interval)
-        else:
-            remainder = t
-        needed, position = np.unique(checkpoint_index, return_inverse=True)
-        checkpoints = np.empty((needed.size, *self.initial.shape))
-        growth = np.exp(self.rates * self.interval) if np.isfinite(self.interval) else None
-        integral = growth_integral(self.rates, self.interval) if growth is not None else None
-        state, gram, step, settled = self.initial, self.initial @ self.initial.T, 0, False
-        for slot, target in enumerate(needed):
-            while step < target and not settled:
-                if step >= self.MAX_RESTARTS:
-                    raise ValueError(
-                        f"the flow has not settled by t = {step * self.interval:.4g}, and reaching "
-                        f"t = {target * self.interval:.4g} would take more than "
-                        f"{self.MAX_RESTARTS:,} restarts of the closed form; ask for a shorter "
-                        "horizon."
-                    )
-                state = self._advance(state, growth, integral)
-                step += 1
-                previous, gram = gram, state @ state.T
-                # At a fixed point (to rounding) every later checkpoint is the same state:
-                # stop stepping, so that huge horizons cost no more than convergence does.
-                settled = np.linalg.norm(gram - previous) <= self.SETTLED * np.linalg.norm(gram)
-            checkpoints[slot] = state
-        starts = checkpoints[position]
-        growth = np.exp(self.rates[None, :] * remainder[:, None])
-        integral = growth_integral(self.rates[None, :], remainder[:, None])
-        eigen_factors = self._advance(starts, growth, integral)
-        return self.basis @ eigen_factors
+            states, which, remainder = self._checkpoints(t)
+        largest = float(np.max(np.abs(self.rates), initial=0.0))
+        if largest * float(np.max(remainder, initial=0.0)) <= self.RESTART:
+            # every remainder is within the base interval: the plain step is exact and cheaper
+            return self.basis @ self._advance_plain(states[which], remainder)
+        tops = self.column_rates(states)
+        return self.basis @ self.advance(states[which], remainder, tops[which])
+
+    def _checkpoints(self, t: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Checkpoint states, and for every time the index of its checkpoint (at s ≤ t) and the
+        remainder t − s, which is within a validated step."""
+        march = _March(self, self.initial)
+        states, positions, steps = [march.state], [0.0], [march.step]
+        which = np.empty(t.size, dtype=int)
+        order = np.argsort(t, kind="stable")
+        for index in order:
+            target = float(t[index])
+            if target - march.position > march.step and not march.settled:
+                while target - march.position > march.step and not march.settled:
+                    march.advance(allow_doubling=target - march.position > 2 * march.step)
+                states.append(march.state)
+                positions.append(march.position)
+                steps.append(march.step)
+            which[index] = len(states) - 1
+        # A settled state is a fixed point: any remainder within one step leaves it there.
+        remainder = np.minimum(
+            np.maximum(t - np.asarray(positions)[which], 0.0), np.asarray(steps)[which]
+        )
+        return np.stack(states), which, remainder
+
+
+class _March:
+    """The sequential part of :class:`MatrixRiccati`: restarts of the closed form, with a step
+    that doubles while one double step agrees with two single ones (step doubling)."""
+
+    def __init__(self, flow: MatrixRiccati, state: np.ndarray) -> None:
+        state = flow.triangularise(state)
+        self.flow, self.state = flow, state
+        self.position, self.step = 0.0, flow.interval
+        self.gram = state @ state.T
+        self.change = np.inf  # relative change of QQᵀ over the last step
+        self.settled = flow.settled(state)
+        self.restarts = 0
+        # after a refused doubling, wait this many steps before trying again (doubles each time)
+        self.patience, self.wait = 1, 0
+
+    def _accept(self, state: np.ndarray, length: float) -> None:
+        state = self.flow.triangularise(state)
+        gram = state @ state.T
+        scale = float(np.linalg.norm(gram))
+        self.change = float(np.linalg.norm(gram - self.gram)) / scale if scale else 0.0
+        self.state, self.gram, self.position = state, gram, self.position + length
+        self.settled = self.flow.settled(state)
+
+    def advance(self, allow_doubling: bool) -> None:
+        flow = self.flow
+        if self.restarts >= flow.MAX_RESTARTS:
+            raise ValueError(
+                f"the flow has not settled by t = {self.position:.4g} after "
+                f"{flow.MAX_RESTARTS:,} restarts of the closed form; ask for a shorter horizon."
+            )
+        single = flow._step(self.state, self.step)
+        self.restarts += 1
+        self.wait = max(self.wait - 1, 0)
+        if not (allow_doubling and self.wait == 0):
+            self._accept(single, self.step)
+            return
+        twice = flow._step(single, self.step)
+        once = flow._step(self.state, 2 * self.step)
+        self.restarts += 2
+        gram = twice @ twice.T
+        with np.errstate(invalid="ignore"):  # an overflowing double step compares as NaN
+            agree = np.linalg.norm(
+                once @ once.T - gram
+            ) <= flow.DOUBLING_TOLERANCE * np.linalg.norm(gram)
+        if agree:
+            self._accept(twice, 2 * self.step)
+            self.step *= 2
+            self.patience = 1
+        else:  # too bold: keep the single step, back off, and wait longer before trying again
+            self._accept(single, self.step)
+            self.step = max(self.step / 2, flow.interval)
+            self.patience = min(2 * self.patience, 1024)
+            self.wait = self.patience

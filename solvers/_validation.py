@@ -7,12 +7,15 @@ surfacing later as a NaN, an overflow or a cryptic numpy broadcasting error.
 
 from __future__ import annotations
 
+import functools
 import numbers
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import numpy as np
 
 __all__ = [
+    "MAX_STEPS",
     "as_array",
     "as_finite_scalar",
     "as_positive",
@@ -41,7 +44,7 @@ def as_array(
     """
     try:
         array = np.array(value, dtype=np.float64)
-    except (TypeError, ValueError) as error:
+    except (TypeError, ValueError, OverflowError) as error:
         raise ValueError(
             f"{name} must be an array of real numbers; got {_describe(value)} ({error})."
         ) from None
@@ -82,7 +85,12 @@ def as_times(value: Any, name: str = "t") -> np.ndarray:
 def as_finite_scalar(name: str, value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real | np.ndarray):
         raise ValueError(f"{name} must be a real number; got {_describe(value)}.")
-    array = np.asarray(value, dtype=np.float64)
+    try:
+        array = np.asarray(value, dtype=np.float64)
+    except OverflowError:
+        raise ValueError(
+            f"{name} is beyond the range of double precision; got {_describe(value)}."
+        ) from None
     if array.ndim != 0:
         raise ValueError(f"{name} must be a single number; got an array of shape {array.shape}.")
     number = float(array)
@@ -98,7 +106,7 @@ def as_positive(name: str, value: Any) -> float:
     return number
 
 
-def as_positive_int(name: str, value: Any, *, minimum: int = 1) -> int:
+def as_positive_int(name: str, value: Any, *, minimum: int = 1, maximum: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         if isinstance(value, numbers.Real) and float(value).is_integer():
             value = int(value)
@@ -107,6 +115,8 @@ def as_positive_int(name: str, value: Any, *, minimum: int = 1) -> int:
     number = int(value)
     if number < minimum:
         raise ValueError(f"{name} must be >= {minimum}; got {number}.")
+    if maximum is not None and number > maximum:
+        raise ValueError(f"{name} must be at most {maximum:,}; got {number:,}.")
     return number
 
 
@@ -119,3 +129,39 @@ def as_seed(value: Any) -> np.random.Generator:
     if value is not None and int(value) < 0:
         raise ValueError(f"seed must be >= 0; got {value}.")
     return np.random.default_rng(value)
+
+
+#: most gradient-descent steps one call may take (a larger step covers a longer horizon)
+MAX_STEPS = 100_000_000
+
+Function = TypeVar("Function", bound=Callable[..., Any])
+
+
+def guard_overflow(function: Function) -> Function:
+    """Turn overflow of double precision inside a solver into an actionable ValueError.
+
+    Parameters far from any sensible scale (say γ = 1e200, or a weight of 1e200) make
+    intermediate products exceed 1.8e308; the caller then learns which call and what to do,
+    instead of receiving inf or NaN.
+    """
+
+    @functools.wraps(function)
+    def guarded(*args, **kwargs):
+        try:
+            return function(*args, **kwargs)
+        except OverflowError as error:  # Python-float arithmetic on the scalar parameters
+            raise ValueError(
+                f"{function.__module__.rsplit('.', 1)[-1]}.{function.__name__}: these parameters "
+                f"overflow double precision ({error}); use scales closer to 1 "
+                "(weights, targets, learning rates, output scale)."
+            ) from None
+
+    return guarded  # type: ignore[return-value]
+
+
+def require_finite(where: str, *arrays: np.ndarray) -> None:
+    if not all(np.all(np.isfinite(array)) for array in arrays):
+        raise ValueError(
+            f"{where}: the result overflows double precision for these parameters; use scales "
+            "closer to 1 (weights, targets, learning rates, output scale)."
+        )

@@ -13,11 +13,12 @@ where A solves the scalar Riccati equation ``A' = −4γ²dρ²(P A² − Q) + 4
     A(t) = [w₊ + w₋ e^{−4t/t_c} + g_Q φ(t)] / [w₋ + w₊ e^{−4t/t_c} + g_P φ(t)],
     φ(t) = t_c (1 − e^{−4t/t_c}) / 2,   g_P = 2γ²dρ²P,   g_Q = 2γ²dρ²Q,
 
-with weights ``w± = a±/(a₊ + a₋)``, ``a± = 2γ²dρ²P·α±``. Every term is non-negative, so there is
-no cancellation and no division by P — the same expression covers P = 0 (their App. B), y = 0
-and the kernel limit, for any horizon. Changes from initialisation are computed from
-``A − 1 = φ(t)·2γρ√(η_uη_w)(y − f₀)/denominator`` so that they keep full relative accuracy even
-when they are tiny (the lazy regime).
+with weights ``w± = a±/(a₊ + a₋)``, ``a± = 2γ²dρ²P·α±``. Numerator and denominator are sums of
+non-negative terms and never divide by P — the same expression covers P = 0 (their App. B),
+y = 0 and the kernel limit, for any horizon. Their difference is ``φ(t)·2γρ√(η_uη_w)(y − f₀)``
+exactly, and the changes ``√A − 1`` and ``1/√A − 1`` are formed from these three numbers, so
+changes from initialisation keep full relative accuracy whether they are tiny (the lazy regime)
+or A runs to 0 (a small initialisation with y < 0).
 """
 
 from __future__ import annotations
@@ -35,8 +36,10 @@ from ._validation import (
     as_positive_int,
     as_seed,
     as_times,
+    guard_overflow,
+    require_finite,
 )
-from .metrics import kernel_distance, kernel_distance_from_inner_products, layer_alignment
+from .metrics import kernel_distance, kernel_distance_from_changes, layer_alignment
 
 __all__ = [
     "SCALINGS",
@@ -74,6 +77,7 @@ class FiniteWidthTrajectory:
     t: np.ndarray  #: (T,)
     u: np.ndarray  #: (T, d) second layer
     hidden: np.ndarray  #: (T, d) hidden pre-activations ``hᵢ = wᵢ·x``
+    u0: np.ndarray  #: (d,) initial second layer (changes are measured from t = 0, whatever t[0] is)
     W0: np.ndarray  #: (d, d₀) initial first layer
     x: np.ndarray  #: (d₀,) data point
     y: float
@@ -81,8 +85,8 @@ class FiniteWidthTrajectory:
     eta_u: float
     eta_w: float
     t_c: float  #: time scale (Xu & Ziyin eq. 10)
-    alpha_plus: float  #: A(∞) (eq. 11); ``inf`` only when P = 0
-    alpha_minus: float  #: positive partner, ``α₊α₋ = Q/P``
+    alpha_plus: float  #: A(∞) (eq. 11); ``inf`` when P = 0 and y > 0 (p stays 0, A grows)
+    alpha_minus: float  #: positive partner, ``α₊α₋ = Q/P`` (``inf`` when P = 0)
     P: float
     Q: float
     mechanism: str  #: "alignment", "disalignment", "rescaling" or "none" (their §3.2–3.4)
@@ -95,11 +99,16 @@ class FiniteWidthTrajectory:
         return float(np.linalg.norm(self.x))
 
     @cached_property
+    def hidden0(self) -> np.ndarray:
+        """(d,) initial hidden pre-activations ``W₀x``."""
+        return self.W0 @ self.x
+
+    @cached_property
     def W(self) -> np.ndarray:
         """(T, d, d₀) first layer. Only the component along x ever moves (Theorem 1)."""
         if self.recorded_W is not None:
             return self.recorded_W
-        change = self.hidden - self.hidden[0]
+        change = self.hidden - self.hidden0
         return self.W0[None] + change[:, :, None] * (self.x / self.rho**2)[None, None, :]
 
     @cached_property
@@ -130,26 +139,28 @@ class FiniteWidthTrajectory:
     @cached_property
     def _ntk_change_signed(self) -> np.ndarray:
         # K(t) − K(0) from the changes, so that a tiny change keeps its relative accuracy.
-        du = self.u - self.u[0]
-        dh = self.hidden - self.hidden[0]
-        dh_sq = 2 * dh @ self.hidden[0] + np.sum(dh * dh, axis=1)
-        du_sq = 2 * du @ self.u[0] + np.sum(du * du, axis=1)
+        du = self.u - self.u0
+        dh = self.hidden - self.hidden0
+        dh_sq = 2 * dh @ self.hidden0 + np.sum(dh * dh, axis=1)
+        du_sq = 2 * du @ self.u0 + np.sum(du * du, axis=1)
         return self.gamma**2 * (self.eta_u * dh_sq + self.eta_w * self.rho**2 * du_sq)
 
     @cached_property
     def ntk(self) -> np.ndarray:
         """(T,) ``K(x, x; t) = γ²(η_u‖W x‖² + η_w‖u‖²‖x‖²)`` (their eq. 13, learning rates
         corrected as in SPEC §2), so that ``df/dt = −2K(f − y)``."""
-        initial = self.gamma**2 * (
-            self.eta_u * self.hidden[0] @ self.hidden[0]
-            + self.eta_w * self.rho**2 * self.u[0] @ self.u[0]
+        return self._ntk_initial + self._ntk_change_signed
+
+    @cached_property
+    def _ntk_initial(self) -> float:
+        return self.gamma**2 * float(
+            self.eta_u * self.hidden0 @ self.hidden0 + self.eta_w * self.rho**2 * self.u0 @ self.u0
         )
-        return initial + self._ntk_change_signed
 
     @cached_property
     def ntk_change(self) -> np.ndarray:
         """(T,) relative change ``|K(t) − K(0)|/K(0)`` (0 when K(0) = 0: nothing moves then)."""
-        initial = self.ntk[0] - self._ntk_change_signed[0]
+        initial = self._ntk_initial
         if initial <= 0:
             return np.zeros_like(self.t)
         return np.abs(self._ntk_change_signed) / initial
@@ -161,7 +172,10 @@ class FiniteWidthTrajectory:
             gram = np.einsum("tij,tik->tjk", self.recorded_W, self.recorded_W)
             norms = np.sum(self.u**2, axis=1)
             kernels = self.eta_u * gram + self.eta_w * norms[:, None, None] * np.eye(self.x.size)
-            return kernel_distance(kernels[0], kernels)
+            initial = self.eta_u * self.W0.T @ self.W0 + self.eta_w * float(
+                self.u0 @ self.u0
+            ) * np.eye(self.x.size)
+            return kernel_distance(initial, kernels)
         return self._structured_kernel_distance()
 
     def _structured_kernel_distance(self) -> np.ndarray:
@@ -169,7 +183,7 @@ class FiniteWidthTrajectory:
         # v = W₀ᵀΔh/ρ, c = ‖Δh‖²/ρ², e = η_w(‖u‖² − ‖u₀‖²): O(T·d·d₀), never forms M.
         eta_u, eta_w, rho, d0 = self.eta_u, self.eta_w, self.rho, self.x.size
         unit_x = self.x / rho
-        W0, u0, h0 = self.W0, self.u[0], self.hidden[0]
+        W0, u0, h0 = self.W0, self.u0, self.hidden0
         dh = self.hidden - h0
         du = self.u - u0
         v = dh @ W0 / rho
@@ -188,7 +202,7 @@ class FiniteWidthTrajectory:
         B_D = eta_u * (2 * v @ B_x + c * (unit_x @ B_x)) + e * trace_B
         R_sq = 2 * np.sum(v * v, axis=1) + 2 * x_v**2 + c**2 + 4 * c * x_v
         D_sq = eta_u**2 * R_sq + 2 * eta_u * e * (2 * x_v + c) + e**2 * d0
-        return kernel_distance_from_inner_products(B_sq, B_sq + B_D, B_sq + 2 * B_D + D_sq)
+        return kernel_distance_from_changes(B_sq, B_D, D_sq)
 
 
 @dataclass(frozen=True)
@@ -230,9 +244,10 @@ def _constants(u0, W0, x, y, gamma, eta_u, eta_w) -> _Constants:
         a_plus = g_P * g_Q / a_minus
     total = a_plus + a_minus
     weight_plus, weight_minus = (a_plus / total, a_minus / total) if total > 0 else (0.5, 0.5)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        alpha_plus = a_plus / g_P if g_P > 0 else np.inf
-        alpha_minus = a_minus / g_P if g_P > 0 else np.inf
+    # α₊ = A(∞) = (a₊ + g_Q)/(a₋ + g_P) (= a₊/g_P when P > 0); finite also for P = 0, y < 0.
+    limit_den = a_minus + g_P
+    alpha_plus = (a_plus + g_Q) / limit_den if limit_den > 0 else np.inf
+    alpha_minus = a_minus / g_P if g_P > 0 else np.inf  # α₊α₋ = Q/P: undefined at P = 0
     f0 = gamma * float(u0 @ h0)
     drive = 2 * gamma * rho * np.sqrt(eta_u * eta_w) * (y - f0)
     # ζ² = 1 exactly when p ∥ q (Cauchy–Schwarz equality in their eq. 15).
@@ -240,7 +255,7 @@ def _constants(u0, W0, x, y, gamma, eta_u, eta_w) -> _Constants:
     parallel = P * Q > 0 and abs(4 * P * Q - 4 * cross**2) <= 1e-12 * 4 * P * Q
     if P * Q == 0 and P + Q > 0:
         parallel = True  # one of p, q vanishes: u ∥ W x
-    if abs(alpha_plus - 1.0) <= 1e-12:
+    if P + Q == 0 or abs(alpha_plus - 1.0) <= 1e-12:  # nothing moves, or already fitted
         mechanism = "none"
     elif parallel:
         mechanism = "rescaling"
@@ -287,6 +302,7 @@ def _check(u0, W0, x, y, gamma, eta_u, eta_w):
     return u0, W0, x, y, gamma, eta_u, eta_w
 
 
+@guard_overflow
 def exact(
     u0: np.ndarray,
     W0: np.ndarray,
@@ -308,28 +324,35 @@ def exact(
     u0, W0, x, y, gamma, eta_u, eta_w = _check(u0, W0, x, y, gamma, eta_u, eta_w)
     times = as_times(t)
     k = _constants(u0, W0, x, y, gamma, eta_u, eta_w)
-    decay = np.exp(-4 * k.rate * times)
-    # φ(t) = (1 − e^{−4rt})/(2r), → 2t as r → 0.
-    phi = -np.expm1(-4 * k.rate * times) / (2 * k.rate) if k.rate > 0 else 2 * times
+    with np.errstate(over="ignore"):  # e^{−4rt} → 0 at astronomically long times, as it should
+        decay = np.exp(-4 * k.rate * times)
+        # φ(t) = (1 − e^{−4rt})/(2r), → 2t as r → 0.
+        phi = -np.expm1(-4 * k.rate * times) / (2 * k.rate) if k.rate > 0 else 2 * times
+    # A = num/den, both sums of non-negative terms, and num − den = φ·drive exactly. The
+    # changes √A − 1 and 1/√A − 1 are formed from these three without any cancellation, so
+    # they keep full relative accuracy whether A stays near 1 (lazy) or runs to 0 or ∞.
+    numerator = k.weight_plus + k.weight_minus * decay + k.g_Q * phi
     denominator = k.weight_minus + k.weight_plus * decay + k.g_P * phi
+    difference = phi * k.drive
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        a_minus_1 = phi * k.drive / denominator  # A − 1
-        a_minus_1 = np.where(phi == 0, 0.0, a_minus_1)
-        sqrt_a = np.sqrt(1 + a_minus_1)
-        finite = np.isfinite(a_minus_1)
-        grow = np.where(finite, a_minus_1 / (sqrt_a + 1), np.inf)  # √A − 1
-        shrink = np.where(finite, -a_minus_1 / (sqrt_a * (sqrt_a + 1)), -1.0)  # 1/√A − 1
+        root_num, root_den = np.sqrt(numerator), np.sqrt(denominator)
+        grow = difference / (root_den * (root_num + root_den))  # √A − 1
+        shrink = -difference / (root_num * (root_num + root_den))  # 1/√A − 1
+        grow = np.where(difference == 0, 0.0, grow)
+        shrink = np.where(difference == 0, 0.0, shrink)
         dp = np.where(k.p0 == 0, 0.0, np.outer(grow, k.p0))
         dq = np.where(k.q0 == 0, 0.0, np.outer(shrink, k.q0))
     du = (dp - dq) / np.sqrt(eta_w)
     dh = k.rho * (dp + dq) / np.sqrt(eta_u)
     u = u0 + du
     hidden = W0 @ x + dh
+    require_finite("finite_width.exact", u, hidden)
     t_c = 1.0 / k.rate if k.rate > 0 else np.inf
     return FiniteWidthTrajectory(
         times,
         u,
         hidden,
+        u0,
         W0,
         x,
         y,
@@ -346,6 +369,7 @@ def exact(
     )
 
 
+@guard_overflow
 def gradient_descent(
     u0: np.ndarray,
     W0: np.ndarray,
@@ -359,7 +383,11 @@ def gradient_descent(
     eta_w: float = 1.0,
     every: int = 1,
 ) -> FiniteWidthTrajectory:
-    """Gradient descent on ``L = (γ uᵀW x − y)²`` over the full (u, W), step k at t = k·lr."""
+    """Gradient descent on ``L = (γ uᵀW x − y)²`` over the full (u, W), step k at t = k·lr.
+
+    The discrete counterpart of Xu & Ziyin's flow (their eqs. 2–3), with SPEC §5's convention
+    ``θ ← θ − lr·η_θ ∂L/∂θ``; a run that diverges stops and reports ``diverged_at``.
+    """
     u0, W0, x, y, gamma, eta_u, eta_w = _check(u0, W0, x, y, gamma, eta_u, eta_w)
     k = _constants(u0, W0, x, y, gamma, eta_u, eta_w)
 
@@ -376,6 +404,7 @@ def gradient_descent(
         run.t,
         u,
         W @ x,
+        u0,
         W0,
         x,
         y,

@@ -9,9 +9,9 @@ read-out, like δ > 0 for the single neuron).
 Exact solution (SPEC §3): ``Q = [W₁ᵀ; W₂]`` obeys ``Q' = FQ − ½QQᵀQ`` with
 ``F = [[−λ/2·I, Σyxᵀ], [Σyx, λ/2·I]]``; ``QQᵀ(t)`` holds the input similarity ``W₁ᵀW₁``, the
 network function ``W₂W₁`` and the output similarity ``W₂W₂ᵀ``. It is evaluated by
-:class:`solvers._riccati.MatrixRiccati`, restarting the closed form every ``2/max|f|`` so that it
-stays exact at any horizon (the one-shot formula loses all accuracy by t ≈ 8 for singular
-values ≈ 3).
+:class:`solvers._riccati.MatrixRiccati`, which restarts the closed form from intermediate states
+so that it stays exact at long horizons (the one-shot formula loses all accuracy by t ≈ 8 when
+growth rates differ widely: its h×h matrix reaches condition number 1e16).
 """
 
 from __future__ import annotations
@@ -24,8 +24,16 @@ import numpy as np
 from . import single_neuron
 from ._descent import run_descent
 from ._riccati import MatrixRiccati
-from ._validation import as_array, as_finite_scalar, as_positive_int, as_seed, as_times
-from .metrics import kernel_distance_from_inner_products
+from ._validation import (
+    as_array,
+    as_finite_scalar,
+    as_positive_int,
+    as_seed,
+    as_times,
+    guard_overflow,
+    require_finite,
+)
+from .metrics import kernel_distance_from_changes
 
 __all__ = [
     "HIERARCHY_FEATURES",
@@ -83,12 +91,14 @@ class LambdaBalancedTrajectory:
     rsm_in: np.ndarray  #: (T, dᵢ, dᵢ) input representational similarity W₁ᵀW₁
     rsm_out: np.ndarray  #: (T, dₒ, dₒ) output representational similarity W₂W₂ᵀ
     sigma_yx: np.ndarray  #: (dₒ, dᵢ)
+    W1_0: np.ndarray  #: (h, dᵢ) initial first layer (the kernel distance's reference)
+    W2_0: np.ndarray  #: (dₒ, h) initial second layer
     lam: float  #: λ of the initialisation
     method: str
     diverged_at: int | None = None
     W1: np.ndarray | None = None  #: (T, h, dᵢ), gradient descent only
     W2: np.ndarray | None = None  #: (T, dₒ, h), gradient descent only
-    #: distance of the initial state from a saddle's stable manifold (exact only; see
+    #: distance of the initial state from a saddle's stable manifold (see
     #: :meth:`solvers._riccati.MatrixRiccati.unstable_margin`). ≲ 1e-12: the flow stalls at a
     #: saddle (e.g. square λ = 0 nets whose det W₂W₁ has the wrong sign), and rounding decides
     #: when a simulation escapes.
@@ -118,29 +128,44 @@ class LambdaBalancedTrajectory:
     @cached_property
     def kernel_distance(self) -> np.ndarray:
         """(T,) ``S(0, t)`` of the NTK, through ``⟨A⊗I + I⊗B, C⊗I + I⊗D⟩ =
-        dᵢ⟨A,C⟩ + tr A tr D + tr B tr C + dₒ⟨B,D⟩`` (never forms the dₒdᵢ × dₒdᵢ kernel)."""
+        dᵢ⟨A,C⟩ + tr A tr D + tr B tr C + dₒ⟨B,D⟩`` (never forms the dₒdᵢ × dₒdᵢ kernel),
+        applied to K₀ and the change K_t − K₀ (see
+        :func:`solvers.metrics.kernel_distance_from_changes`)."""
         d_out, d_in = self.sigma_yx.shape
-        out_0, in_0 = self.rsm_out[0], self.rsm_in[0]
-        trace_out = np.trace(self.rsm_out, axis1=1, axis2=2)
-        trace_in = np.trace(self.rsm_in, axis1=1, axis2=2)
+        out_0, in_0 = self.W2_0 @ self.W2_0.T, self.W1_0.T @ self.W1_0
+        out_d, in_d = self.rsm_out - out_0, self.rsm_in - in_0  # D = K_t − K₀ in its two blocks
 
-        def inner(out_a, in_a, tr_out_a, tr_in_a, out_b, in_b, tr_out_b, tr_in_b):
+        def inner(out_a, in_a, out_b, in_b):
             return (
                 d_in * np.sum(out_a * out_b, axis=(-2, -1))
-                + tr_out_a * tr_in_b
-                + tr_in_a * tr_out_b
+                + np.trace(out_a, axis1=-2, axis2=-1) * np.trace(in_b, axis1=-2, axis2=-1)
+                + np.trace(in_a, axis1=-2, axis2=-1) * np.trace(out_b, axis1=-2, axis2=-1)
                 + d_out * np.sum(in_a * in_b, axis=(-2, -1))
             )
 
-        first = (out_0, in_0, trace_out[0], trace_in[0])
-        every = (self.rsm_out, self.rsm_in, trace_out, trace_in)
-        return kernel_distance_from_inner_products(
-            inner(*first, *first), inner(*first, *every), inner(*every, *every)
+        return kernel_distance_from_changes(
+            inner(out_0, in_0, out_0, in_0),
+            inner(out_0, in_0, out_d, in_d),
+            inner(out_d, in_d, out_d, in_d),
         )
 
 
+def _flow(W1_0: np.ndarray, W2_0: np.ndarray, sigma_yx: np.ndarray, lam: float) -> MatrixRiccati:
+    """The Riccati flow of SPEC §3: ``F = [[−λ/2·I, Σyxᵀ], [Σyx, λ/2·I]]``, ``Q₀ = [W₁ᵀ; W₂]``."""
+    d_out, d_in = sigma_yx.shape
+    generator = np.block(
+        [[-0.5 * lam * np.eye(d_in), sigma_yx.T], [sigma_yx, 0.5 * lam * np.eye(d_out)]]
+    )
+    return MatrixRiccati(generator, np.vstack([W1_0.T, W2_0]))
+
+
 def balance(W1: np.ndarray, W2: np.ndarray) -> tuple[float, float]:
-    """``(λ, relative deviation)`` of ``W₂ᵀW₂ − W₁W₁ᵀ`` from ``λ I`` (λ = its mean eigenvalue)."""
+    """``(λ, relative deviation)`` of ``W₂ᵀW₂ − W₁W₁ᵀ`` from ``λ I`` (λ = its mean eigenvalue).
+
+    The λ-balance of Dominé et al. (their Def. 4.1, SPEC §3), conserved by gradient flow.
+    """
+    W1 = as_array("W1", W1, ndim=2)
+    W2 = as_array("W2", W2, ndim=2, shape=(None, W1.shape[0]))
     out_gram = W2.T @ W2
     in_gram = W1 @ W1.T
     difference = out_gram - in_gram
@@ -169,6 +194,7 @@ def _check(W1_0, W2_0, sigma_yx):
     return W1_0, W2_0, sigma_yx
 
 
+@guard_overflow
 def exact(
     W1_0: np.ndarray, W2_0: np.ndarray, sigma_yx: np.ndarray, t: np.ndarray
 ) -> LambdaBalancedTrajectory:
@@ -193,15 +219,10 @@ def exact(
             "lambda_balanced.balanced_init or task_aligned_init, or use gradient_descent, which "
             "accepts any initialisation."
         )
-    d_out, d_in = sigma_yx.shape
-    generator = np.block(
-        [
-            [-0.5 * lam * np.eye(d_in), sigma_yx.T],
-            [sigma_yx, 0.5 * lam * np.eye(d_out)],
-        ]
-    )
-    flow = MatrixRiccati(generator, np.vstack([W1_0.T, W2_0]))
+    d_in = sigma_yx.shape[1]
+    flow = _flow(W1_0, W2_0, sigma_yx, lam)
     factors = flow.factors(times)
+    require_finite("lambda_balanced.exact", factors)
     first = factors[:, :d_in]  # W₁ᵀ up to an h×h rotation
     second = factors[:, d_in:]  # W₂ up to the same rotation
     swap = (0, 2, 1)
@@ -211,12 +232,15 @@ def exact(
         rsm_in=first @ first.transpose(swap),
         rsm_out=second @ second.transpose(swap),
         sigma_yx=sigma_yx,
+        W1_0=W1_0,
+        W2_0=W2_0,
         lam=lam,
         method="exact",
         saddle_margin=flow.unstable_margin(),
     )
 
 
+@guard_overflow
 def gradient_descent(
     W1_0: np.ndarray,
     W2_0: np.ndarray,
@@ -226,7 +250,8 @@ def gradient_descent(
     *,
     every: int = 1,
 ) -> LambdaBalancedTrajectory:
-    """Gradient descent ``W₁ += lr·W₂ᵀE``, ``W₂ += lr·E W₁ᵀ`` (E = Σyx − W₂W₁), step k at t = k·lr.
+    """Gradient descent ``W₁ += lr·W₂ᵀE``, ``W₂ += lr·E W₁ᵀ`` (E = Σyx − W₂W₁), step k at t = k·lr
+    — the discrete counterpart of Dominé et al.'s flow (their eq. 2, SPEC §3).
 
     Any initialisation is accepted (discrete steps break the balance slightly anyway);
     ``lam`` reports the balance of the initial state.
@@ -240,6 +265,7 @@ def gradient_descent(
 
     run = run_descent(step, (W1_0, W2_0), lr, steps, every)
     W1, W2 = run.states
+    lam = balance(W1_0, W2_0)[0]
     swap = (0, 2, 1)
     return LambdaBalancedTrajectory(
         t=run.t,
@@ -247,11 +273,14 @@ def gradient_descent(
         rsm_in=W1.transpose(swap) @ W1,
         rsm_out=W2 @ W2.transpose(swap),
         sigma_yx=sigma_yx,
-        lam=balance(W1_0, W2_0)[0],
+        W1_0=W1_0,
+        W2_0=W2_0,
+        lam=lam,
         method="gradient descent",
         diverged_at=run.diverged_at,
         W1=W1,
         W2=W2,
+        saddle_margin=_flow(W1_0, W2_0, sigma_yx, lam).unstable_margin(),
     )
 
 
@@ -265,6 +294,7 @@ def _orthonormal_columns(rng: np.random.Generator, rows: int, cols: int) -> np.n
     return q * np.sign(np.diag(r))
 
 
+@guard_overflow
 def balanced_init(
     d_in: int,
     hidden: int,
@@ -356,9 +386,13 @@ def task_aligned_init(
             f"a task-aligned initialisation needs hidden ≤ min(d_in, d_out) = {min(d_in, d_out)}; "
             f"got hidden = {hidden}."
         )
-    s0 = np.broadcast_to(
-        as_array("initial_singular_values", initial_singular_values, ndim=(0, 1)), (hidden,)
-    ).astype(np.float64)
+    s0 = as_array("initial_singular_values", initial_singular_values, ndim=(0, 1))
+    if s0.ndim == 1 and s0.size != hidden:
+        raise ValueError(
+            f"initial_singular_values must be one number or {hidden} (one per hidden unit); "
+            f"got {s0.size}."
+        )
+    s0 = np.broadcast_to(s0, (hidden,)).astype(np.float64)
     if np.any(s0 < 0):
         raise ValueError("initial_singular_values must be >= 0.")
     U, _, Vt = np.linalg.svd(sigma_yx)
@@ -374,7 +408,8 @@ def task_aligned_init(
 
 
 def aligned_singular_values(sigma: float, s0: float, lam: float, t: np.ndarray) -> np.ndarray:
-    """Singular value s(t) of one task-aligned mode: ``s' = √(λ² + 4s²)(σ − s)``, s(0) = s0.
+    """Singular value s(t) of one task-aligned mode: ``s' = √(λ² + 4s²)(σ − s)``, s(0) = s0
+    (Dominé et al. §5 on task-aligned starts; Saxe et al. 2014 at λ = 0).
 
     Each mode is a scalar single neuron (SPEC §3: h = dₒ = 1, λ = δ) with
     ``a = b``, ``w = a`` of :func:`_aligned_pair`: sigmoidal as λ → 0 (rich), exponential
@@ -425,10 +460,13 @@ def random_task(d_in: int, d_out: int, seed: int | None = 0) -> np.ndarray:
 
 
 def shape_kind(d_in: int, hidden: int, d_out: int) -> str:
-    """The architecture's name.
+    """The architecture's name, as in Dominé et al. §6 / Fig. 5A.
 
     "funnel" (dᵢ > h ≥ dₒ), "square" (dᵢ = h = dₒ), "inverted funnel" (dᵢ ≤ h < dₒ) or "other".
     """
+    d_in = as_positive_int("d_in", d_in)
+    hidden = as_positive_int("hidden", hidden)
+    d_out = as_positive_int("d_out", d_out)
     if d_in > hidden >= d_out:
         return "funnel"
     if d_in == hidden == d_out:

@@ -18,6 +18,7 @@ import numpy as np
 __all__ = [
     "cosine_similarity",
     "kernel_distance",
+    "kernel_distance_from_changes",
     "kernel_distance_from_inner_products",
     "kernel_target_alignment",
     "layer_alignment",
@@ -43,6 +44,35 @@ def kernel_distance_from_inner_products(
     distance = 1.0 - np.clip(cosine, -1.0, 1.0)
     both_zero = (inner_00 <= 0) & (inner_tt <= 0)
     return np.where(both_zero, 0.0, distance)
+
+
+def kernel_distance_from_changes(
+    initial_sq: float, initial_change: np.ndarray, change_sq: np.ndarray
+) -> np.ndarray:
+    """``S(0, t)`` from ``‖K₀‖²``, ``⟨K₀, D⟩`` and ``‖D‖²`` with ``D = K_t − K₀``.
+
+    By Lagrange's identity ``‖K₀‖²‖K_t‖² − ⟨K₀,K_t⟩² = ‖K₀‖²‖D‖² − ⟨K₀,D⟩²``, so
+
+        S = (‖K₀‖²‖D‖² − ⟨K₀,D⟩²) / (‖K₀‖‖K_t‖ (‖K₀‖‖K_t‖ + ⟨K₀,K_t⟩)).
+
+    When the kernel barely moves (the lazy regime) this keeps the relative accuracy of the
+    change itself: S ~ 1e-20 comes out right, where ``1 − cos`` is rounding noise (~1e-16).
+    Models compute the three numbers from the parameters' changes, in O(d) per time point.
+    """
+    initial_sq = float(initial_sq)
+    initial_change = np.asarray(initial_change, dtype=np.float64)
+    change_sq = np.maximum(np.asarray(change_sq, dtype=np.float64), 0.0)
+    if initial_sq <= 0:
+        return np.where(change_sq > 0, 1.0, 0.0)
+    # Everything relative to ‖K₀‖², so that tiny (or huge) kernels neither underflow nor overflow.
+    change = initial_change / initial_sq
+    spread = change_sq / initial_sq
+    final = np.maximum(1.0 + 2.0 * change + spread, 0.0)  # ‖K_t‖²/‖K₀‖²
+    root = np.sqrt(final)
+    numerator = np.maximum(spread - change**2, 0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        distance = numerator / (root * (root + 1.0 + change))
+    return np.where(final > 0, np.clip(distance, 0.0, 2.0), 1.0)
 
 
 def kernel_distance(kernel_0: np.ndarray, kernels: np.ndarray) -> np.ndarray:

@@ -25,8 +25,15 @@ import numpy as np
 
 from ._descent import run_descent
 from ._riccati import rank_one_coefficients
-from ._validation import as_array, as_finite_scalar, as_positive, as_times
-from .metrics import kernel_distance_from_inner_products
+from ._validation import (
+    as_array,
+    as_finite_scalar,
+    as_positive,
+    as_times,
+    guard_overflow,
+    require_finite,
+)
+from .metrics import kernel_distance_from_changes
 
 __all__ = [
     "SingleNeuronTrajectory",
@@ -54,6 +61,8 @@ class SingleNeuronTrajectory:
     eta_a: float
     eta_w: float
     delta: float  #: conserved ``η_w a² − η_a‖w‖²`` at initialisation
+    a0: float  #: initial a (the reference of the kernel distance, whatever t[0] is)
+    w0: np.ndarray  #: (d,) initial w
     method: str  #: "exact" or "gradient descent"
     diverged_at: int | None = None  #: gradient-descent step that diverged, if any
     #: distance of the start from the stable manifold of the saddle at the origin (see
@@ -87,13 +96,29 @@ class SingleNeuronTrajectory:
     def kernel_distance(self) -> np.ndarray:
         """(T,) ``S(0, t)`` of the NTK ``M = η_w a² I + η_a w wᵀ`` (Kunin et al. §3)."""
         d = self.w.shape[1]
-        a2 = self.a**2
-        w2 = np.sum(self.w**2, axis=1)
-        overlap = self.w @ self.w[0]
         ew, ea = self.eta_w, self.eta_a
-        inner_0t = ew**2 * a2[0] * a2 * d + ew * ea * (a2[0] * w2 + a2 * w2[0]) + ea**2 * overlap**2
-        inner_tt = ew**2 * a2**2 * d + 2 * ew * ea * a2 * w2 + ea**2 * w2**2
-        return kernel_distance_from_inner_products(inner_tt[0], inner_0t, inner_tt)
+        a0, w0 = self.a0, self.w0
+        # D = M_t − M₀ = η_w Δ(a²) I + η_a (wwᵀ − w₀w₀ᵀ), every piece from the changes.
+        da = self.a - a0
+        dw = self.w - w0
+        da2 = da * (self.a + a0)  # a² − a₀²
+        dw2 = np.sum(dw * (self.w + w0), axis=1)  # ‖w‖² − ‖w₀‖²
+        w0_sq = float(w0 @ w0)
+        w0_dw = dw @ w0
+        outer_change = w0_dw * (w0_dw + 2 * w0_sq)  # ⟨w₀w₀ᵀ, wwᵀ − w₀w₀ᵀ⟩ = (w₀·w)² − ‖w₀‖⁴
+        if w0_sq > 0:  # ‖w‖²‖w₀‖² − (w·w₀)² = ‖w₀‖²‖Δw⊥‖², Δw⊥ ⟂ w₀
+            perpendicular = dw - np.outer(w0_dw / w0_sq, w0)
+            wedge = w0_sq * np.sum(perpendicular**2, axis=1)
+        else:
+            wedge = np.zeros_like(da)
+        outer_sq = dw2**2 + 2 * wedge  # ‖wwᵀ − w₀w₀ᵀ‖²
+        a0_sq = a0**2
+        initial_sq = ew**2 * a0_sq**2 * d + 2 * ew * ea * a0_sq * w0_sq + ea**2 * w0_sq**2
+        initial_change = (
+            ew**2 * a0_sq * da2 * d + ew * ea * (a0_sq * dw2 + da2 * w0_sq) + ea**2 * outer_change
+        )
+        change_sq = ew**2 * da2**2 * d + 2 * ew * ea * da2 * dw2 + ea**2 * outer_sq
+        return kernel_distance_from_changes(initial_sq, initial_change, change_sq)
 
     @cached_property
     def ntk(self) -> np.ndarray:
@@ -166,6 +191,7 @@ def _geometry(
     return _Geometry(direction, omega, plus / scale, minus / scale, growth_of_a)
 
 
+@guard_overflow
 def exact(
     a0: float,
     w0: np.ndarray,
@@ -205,11 +231,13 @@ def exact(
     directions = np.stack([geometry.target_direction, rest_direction]) / np.sqrt(eta_a)
     w = np.column_stack([plane_t[:, 0], scaled[:, 2]]) @ directions
     a = plane_t[:, 1] / np.sqrt(eta_w)
+    require_finite("single_neuron.exact", a, w, np.asarray(delta))
     return SingleNeuronTrajectory(
-        times, a, w, beta_star, eta_a, eta_w, delta, "exact", saddle_margin=margin
+        times, a, w, beta_star, eta_a, eta_w, delta, a0, w0, "exact", saddle_margin=margin
     )
 
 
+@guard_overflow
 def gradient_descent(
     a0: float,
     w0: np.ndarray,
@@ -221,7 +249,8 @@ def gradient_descent(
     eta_w: float = 1.0,
     every: int = 1,
 ) -> SingleNeuronTrajectory:
-    """Discrete gradient descent ``θ ← θ − lr·η_θ ∂L/∂θ`` on ``L = ½‖a w − β*‖²``.
+    """Discrete gradient descent ``θ ← θ − lr·η_θ ∂L/∂θ`` on ``L = ½‖a w − β*‖²``
+    (the discrete counterpart of Kunin et al.'s flow, their eq. 4).
 
     Step k is reported at ``t = k·lr`` (every ``every``-th step and the last). A run that
     diverges stops; ``diverged_at`` then holds the offending step.
@@ -244,6 +273,8 @@ def gradient_descent(
         eta_a,
         eta_w,
         delta,
+        a0,
+        w0,
         "gradient descent",
         run.diverged_at,
         saddle_margin(a0, w0, beta_star, eta_a=eta_a, eta_w=eta_w),
@@ -302,7 +333,8 @@ def _margin(geometry: _Geometry, plane: np.ndarray, state_norm_sq: float) -> flo
 
 
 def minima_manifold(beta_star: np.ndarray, a: np.ndarray) -> np.ndarray:
-    """Points ``w = β*/a`` of the global-minimum hyperbola ``a w = β*`` for each non-zero a."""
+    """Points ``w = β*/a`` of the global-minimum hyperbola ``a w = β*`` for each non-zero a
+    (the minima manifold of Kunin et al. §3, Fig. 2)."""
     beta_star = as_array("beta_star", beta_star, ndim=1)
     a = np.atleast_1d(as_array("a", a, ndim=(0, 1)))
     if np.any(a == 0):
@@ -361,12 +393,12 @@ def init_from_norm_delta(
     eta_w: float = 1.0,
     sign: int = 1,
 ) -> tuple[float, np.ndarray]:
-    """``(a₀, w₀)`` from the function-space scale ‖β₀‖, δ and the direction of β₀."""
+    """``(a₀, w₀)`` from the function-space scale ‖β₀‖, δ and the direction of β₀
+    (Kunin et al. eq. 37 applied to ``β₀ = ‖β₀‖·direction``)."""
     beta0_norm = as_finite_scalar("beta0_norm", beta0_norm)
     if beta0_norm < 0:
         raise ValueError(f"beta0_norm must be >= 0; got {beta0_norm:g}.")
-    direction = np.asarray(direction, dtype=np.float64)
-    unit = _unit("direction", direction, direction.shape[0] if direction.ndim == 1 else -1)
+    unit = _unit("direction", direction, -1)
     return init_from_beta(
         beta0_norm * unit, delta, eta_a=eta_a, eta_w=eta_w, sign=sign, direction=unit
     )
@@ -385,8 +417,7 @@ def init_from_tau_alpha(
         raise ValueError(f"tau must be >= 0; got {tau:g}.")
     if sign not in (1, -1):
         raise ValueError(f"sign must be +1 or -1; got {sign!r}.")
-    direction = np.asarray(direction, dtype=np.float64)
-    unit = _unit("direction", direction, direction.shape[0] if direction.ndim == 1 else -1)
+    unit = _unit("direction", direction, -1)
     return sign * alpha * tau, (tau / alpha) * unit
 
 

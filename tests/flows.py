@@ -12,8 +12,13 @@ from scipy.integrate import solve_ivp
 TOLERANCE = 1e-12
 
 
-def integrate(rhs, y0: np.ndarray, t: np.ndarray, tolerance: float = TOLERANCE) -> np.ndarray:
-    """Integrate ``y' = rhs(y)`` and return the states at ``t`` (shape (T, n))."""
+def integrate(
+    rhs, y0: np.ndarray, t: np.ndarray, tolerance: float = TOLERANCE, atol: float | None = None
+) -> np.ndarray:
+    """Integrate ``y' = rhs(y)`` and return the states at ``t`` (shape (T, n)).
+
+    ``atol`` defaults to ``tolerance``; pass a tiny one (1e-30) to check small states relatively.
+    """
     unique, position = np.unique(t, return_inverse=True)
     solution = solve_ivp(
         lambda _, y: rhs(y),
@@ -21,14 +26,14 @@ def integrate(rhs, y0: np.ndarray, t: np.ndarray, tolerance: float = TOLERANCE) 
         y0,
         method="DOP853",
         rtol=tolerance,
-        atol=tolerance,
+        atol=tolerance if atol is None else atol,
         t_eval=unique,
     )
     assert solution.success, solution.message
     return solution.y.T[position]
 
 
-def single_neuron(a0, w0, beta_star, t, eta_a=1.0, eta_w=1.0, tolerance=TOLERANCE):
+def single_neuron(a0, w0, beta_star, t, eta_a=1.0, eta_w=1.0, tolerance=TOLERANCE, atol=None):
     """``a' = η_a(wᵀβ* − a‖w‖²)``, ``w' = η_w(aβ* − a²w)`` → (a (T,), w (T, d))."""
 
     def rhs(state):
@@ -37,11 +42,11 @@ def single_neuron(a0, w0, beta_star, t, eta_a=1.0, eta_w=1.0, tolerance=TOLERANC
             [[eta_a * (w @ beta_star - a * (w @ w))], eta_w * (a * beta_star - a * a * w)]
         )
 
-    states = integrate(rhs, np.concatenate([[a0], w0]), np.asarray(t, float), tolerance)
+    states = integrate(rhs, np.concatenate([[a0], w0]), np.asarray(t, float), tolerance, atol)
     return states[:, 0], states[:, 1:]
 
 
-def finite_width(u0, W0, x, y, t, gamma=1.0, eta_u=1.0, eta_w=1.0, tolerance=TOLERANCE):
+def finite_width(u0, W0, x, y, t, gamma=1.0, eta_u=1.0, eta_w=1.0, tolerance=TOLERANCE, atol=None):
     """``L = (γ uᵀW x − y)²`` on (u, W) → (u (T, d), W (T, d, d₀))."""
     d, d0 = W0.shape
 
@@ -51,7 +56,7 @@ def finite_width(u0, W0, x, y, t, gamma=1.0, eta_u=1.0, eta_w=1.0, tolerance=TOL
         error = 2 * gamma * (gamma * (u @ hidden) - y)
         return np.concatenate([-eta_u * error * hidden, (-eta_w * error * np.outer(u, x)).ravel()])
 
-    states = integrate(rhs, np.concatenate([u0, W0.ravel()]), np.asarray(t, float), tolerance)
+    states = integrate(rhs, np.concatenate([u0, W0.ravel()]), np.asarray(t, float), tolerance, atol)
     return states[:, :d], states[:, d:].reshape(-1, d, d0)
 
 

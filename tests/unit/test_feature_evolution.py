@@ -49,15 +49,20 @@ def test_exact_matches_ode(config):
     K0 = features.T @ features
     exact = fe.exact(K0, y, t, eta=eta, gamma=gamma)
     scale = float(np.linalg.norm(y))
-    # The residual ODE (C substituted for K) at tight tolerance. With a singular K₀ the fixed
-    # point reached is unstable off the conservation manifold, so it is no reference there.
-    if np.linalg.eigvalsh(K0)[0] > 1e-3 * np.linalg.eigvalsh(K0)[-1]:
+    # γ = 0 is kernel gradient descent: −e^{−ηK₀t}y, against the matrix exponential. Otherwise
+    # the residual ODE (C substituted for K) at tight tolerance; with a singular K₀ its fixed
+    # point is unstable off the conservation manifold, so it is no reference there.
+    if gamma == 0:
+        reference = np.stack([-scipy.linalg.expm(-eta * K0 * time) @ y for time in t])
+        assert _scaled_error(exact.residual, reference, scale) < 1e-12
+    elif np.linalg.eigvalsh(K0)[0] > 1e-3 * np.linalg.eigvalsh(K0)[-1]:
+        # (1e-13, not DOP853's floor 3e-14, where it becomes erratic)
         residual = flows.residual_flow(K0, y, t, eta, gamma, tolerance=1e-13)
         assert _scaled_error(exact.residual, residual, scale) < 1e-8
-    # The raw (Δ, Ψ) flow. DOP853's error norm averages over the N·P feature components, so at
-    # rtol = atol = 1e-12 that integration is itself off by up to ~1e-7 of ‖y‖ (it converges
-    # onto the closed form as the tolerance is tightened).
-    residual, kernels = flows.feature_evolution(features, y, t, eta, gamma)
+    # The raw (Δ, Ψ) flow. DOP853's error norm averages over the N·P feature components, so
+    # even at rtol = atol = 1e-13 that integration is itself off by up to ~1e-7 of ‖y‖ (it
+    # converges onto the closed form as the tolerance is tightened).
+    residual, kernels = flows.feature_evolution(features, y, t, eta, gamma, tolerance=1e-13)
     assert _scaled_error(exact.residual, residual, scale) < 1e-6
     assert _scaled_error(exact.K, kernels, np.abs(kernels).max()) < 1e-6
     assert np.allclose(exact.alignment, kernel_target_alignment(kernels, y), atol=1e-6)
@@ -223,9 +228,50 @@ def test_singular_kernel_leaves_a_residual():
     st.floats(1e-3, 1e3),
     st.integers(0, 100),
 )
-def test_extreme_valid_input_never_gives_nan(samples, a, b, gamma, eta, seed):
+def test_extreme_valid_input_converges(samples, a, b, gamma, eta, seed):
     K0, y = fe.power_law_task(samples, a, b, seed)
-    path = fe.exact(K0, y, [0.0, 1e-3, 1.0, 1e4, 1e12], eta=eta, gamma=gamma)
+    path = fe.exact(K0, y, [0.0, 1e-3, 1.0, 1e4, 1e12, 1e300], eta=eta, gamma=gamma)
     for values in (path.residual, path.loss, path.alignment):
         assert np.all(np.isfinite(values))
-    assert np.isfinite(fe.final_alignment(K0, y, gamma))
+    A_inf = fe.final_alignment(K0, y, gamma)
+    assert np.isfinite(A_inf)
+    if eta * np.linalg.eigvalsh(K0)[0] * 1e12 > 50:  # K₀ positive definite: learned by 1e12
+        assert path.loss[-2] < 1e-20 * path.loss[0] and path.loss[-1] == 0.0
+        assert np.isclose(path.alignment[-2], A_inf, rtol=1e-8)
+
+
+def test_astronomical_times_with_a_singular_kernel():
+    # Regression: with s∞ = 0 the converged residual must not drift with t (ε·ηct cancellation).
+    features = np.array([[1.0, 0.5]])
+    path = fe.exact(features.T @ features, [1.0, -1.0], [1e3, 1e12, 1e300], gamma=3.0)
+    assert np.allclose(path.residual, path.residual[0], rtol=1e-14)
+
+
+def test_zero_kernel_never_moves():
+    # K₀ = 0: K(t) = γ(yyᵀ − ΔΔᵀ) = 0 for all t, so Δ = −y forever and the alignment is 0.
+    path = fe.exact(np.zeros((3, 3)), [1.0, -2.0, 0.5], [0.0, 1.0, 1e3, 1e12], gamma=1000.0)
+    assert np.allclose(path.residual, [-1.0, 2.0, -0.5], rtol=1e-14)
+    assert np.all(path.alignment == 0.0)
+
+
+def test_a_start_on_a_saddle_is_flagged():
+    # y ⟂ range(K₀): KΔ = 0 at the start, a fixed point (loss 5.25); rounding decides the escape.
+    features = np.array([[1.0, 0.5, 0.0]])
+    path = fe.exact(features.T @ features, [1.0, -2.0, 0.5], [0.0, 1.0], gamma=1.0)
+    assert path.saddle_margin < 1e-12
+    assert np.isclose(path.loss[1], 5.25)
+    generic = fe.exact(features.T @ features, [1.0, 1.0, 0.5], [0.0], gamma=1.0)
+    assert generic.saddle_margin > 1e-3
+
+
+def test_gradient_descent_update_is_the_feature_step():
+    """The O(P²) update equals the literal Ψ ← Ψ(I + lr·γηΔΔᵀ), i.e. K ← (I+αΔΔᵀ)K(I+αΔΔᵀ)."""
+    K0, y = fe.power_law_task(6, 1.0, 1.0, seed=9)
+    lr, gamma, eta = 0.05, 2.0, 0.7
+    run = fe.gradient_descent(K0, y, lr, 5, eta=eta, gamma=gamma)
+    residual, kernel = -y, K0
+    for _ in range(5):
+        update = np.eye(6) + lr * gamma * eta * np.outer(residual, residual)
+        residual, kernel = residual - lr * eta * kernel @ residual, update @ kernel @ update
+    assert np.allclose(run.residual[-1], residual, rtol=1e-12)
+    assert np.allclose(run.K[-1], kernel, rtol=1e-12)

@@ -304,11 +304,55 @@ def test_saddle_separatrix_is_flagged():
 
 @settings(max_examples=examples(40), deadline=None)
 @given(st.floats(-1e3, 1e3), st.floats(0.0, 1e3), st.floats(0.0, 1e2), st.integers(0, 100))
-def test_extreme_valid_input_never_gives_nan(lam, scale, task_scale, seed):
+def test_extreme_valid_input_converges(lam, scale, task_scale, seed):
     d_in, hidden, d_out = lb.SHAPES["square"]
     W1, W2 = lb.balanced_init(d_in, hidden, d_out, lam, scale, seed)
-    exact = lb.exact(
-        W1, W2, task_scale * lb.random_task(d_in, d_out, seed), [0.0, 1e-3, 1.0, 1e3, 1e8]
-    )
+    sigma_yx = task_scale * lb.random_task(d_in, d_out, seed)
+    exact = lb.exact(W1, W2, sigma_yx, [0.0, 1e-3, 1.0, 1e3, 1e8])
     for values in (exact.function, exact.rsm_in, exact.rsm_out, exact.loss, exact.kernel_distance):
         assert np.all(np.isfinite(values))
+    smallest = np.linalg.svd(sigma_yx, compute_uv=False)[-1]
+    if exact.saddle_margin > 1e-6 and smallest > 1e-2:  # full-rank task, generic start
+        assert exact.loss[-1] < 1e-12 * (exact.loss[0] + 1)
+    # the balance holds at every time: top eigenvalues of W₂W₂ᵀ = those of W₁ᵀW₁ + λ
+    inner = np.linalg.eigvalsh(exact.rsm_in)[:, ::-1][:, :hidden]
+    outer = np.linalg.eigvalsh(exact.rsm_out)[:, ::-1][:, :hidden]
+    size = np.abs(outer).max() + np.abs(inner).max()
+    assert np.allclose(outer, inner + exact.lam, atol=1e-9 * size)
+
+
+def test_algebraic_tail_of_a_zero_singular_value():
+    """λ = 0 and a rank-deficient task: the spare mode decays like s/(1 + 2st), never settling.
+    Regression for restarts that stopped too early or could not reach long horizons."""
+    sigma_yx = np.diag([1.0, 0.0])
+    W1, W2 = lb.task_aligned_init(sigma_yx, 2, 0.0, [0.5, 0.1])  # exactly balanced, λ = 0
+    assert lb.balance(W1, W2) == (0.0, 0.0)
+    t = np.array([1.0, 1e3, 1e5, 1e8, 1e10])
+    tail = lb.exact(W1, W2, sigma_yx, t).function[:, 1, 1]
+    assert np.allclose(tail, 0.1 / (1 + 2 * 0.1 * t), rtol=1e-9)  # s' = −2s²
+
+
+def test_slow_mode_next_to_a_fast_one_at_long_horizons():
+    # Σ = diag(10, 1e-6): the slow mode grows from 1e-9 to 1e-6 over 1e7 time units while the
+    # fast one has long converged. Regression for restarts that "settled" on the fast mode.
+    sigma_yx = np.diag([10.0, 1e-6])
+    W1, W2 = lb.task_aligned_init(sigma_yx, 2, 0.0, [0.1, 1e-9])
+    t = np.array([1e5, 1e7, 1e8, 1e12])
+    exact = lb.exact(W1, W2, sigma_yx, t)
+    reference = lb.aligned_singular_values(1e-6, 1e-9, 0.0, t)  # the scalar (rank-one) solution
+    assert np.allclose(exact.function[:, 1, 1], reference, rtol=1e-9)
+    assert np.allclose(exact.function[:, 0, 0], 10.0, rtol=1e-12)
+
+
+def test_a_horizon_that_cannot_be_reached_is_refused():
+    sigma_yx = np.diag([1.0, 0.0])
+    W1, W2 = lb.balanced_init(2, 2, 2, 0.0, 0.5, seed=0)
+    from solvers._riccati import MatrixRiccati
+
+    limit = MatrixRiccati.MAX_RESTARTS
+    try:
+        MatrixRiccati.MAX_RESTARTS = 5  # far too few to reach t = 1e6
+        with pytest.raises(ValueError, match="shorter horizon"):
+            lb.exact(W1, W2, sigma_yx, [1e6])
+    finally:
+        MatrixRiccati.MAX_RESTARTS = limit

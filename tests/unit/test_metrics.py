@@ -62,3 +62,23 @@ def test_layer_alignment_is_the_cosine(angle):
     hidden = 3.0 * np.array([np.cos(angle), np.sin(angle)])
     assert np.isclose(metrics.layer_alignment(u, hidden), np.cos(angle))
     assert metrics.layer_alignment(np.zeros(2), hidden) == 0.0
+
+
+def test_changes_are_measured_from_t_zero_even_when_it_is_not_sampled():
+    """S(0, t), the NTK change and ‖W‖ refer to the initialisation, not to the first sample."""
+    from solvers import finite_width as fw
+    from solvers import lambda_balanced as lb
+    from solvers import single_neuron as sn
+
+    full = np.array([0.0, 0.5, 2.0, 9.0])
+    later = full[1:]
+    a0, w0 = sn.init_from_norm_delta(0.3, -1.0, np.array([1.0, 2.0, 0.0]))
+    pair = [sn.exact(a0, w0, np.array([0.0, 1.0, 1.0]), t) for t in (full, later)]
+    assert np.allclose(pair[0].kernel_distance[1:], pair[1].kernel_distance, atol=1e-15)
+    u0, W0 = fw.gaussian_init(6, 3, 0.5, 0.5, seed=1)
+    pair = [fw.exact(u0, W0, [1.0, 0.5, -1.0], 1.0, t, gamma=0.4) for t in (full, later)]
+    for name in ("ntk_change", "kernel_distance", "w_norm", "ntk"):
+        assert np.allclose(getattr(pair[0], name)[1:], getattr(pair[1], name), atol=1e-14), name
+    W1, W2 = lb.balanced_init(3, 2, 2, 0.5, 0.3, seed=2)
+    pair = [lb.exact(W1, W2, lb.random_task(3, 2, seed=3), t) for t in (full, later)]
+    assert np.allclose(pair[0].kernel_distance[1:], pair[1].kernel_distance, atol=1e-15)

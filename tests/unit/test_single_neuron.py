@@ -296,17 +296,64 @@ def test_kernel_distance_shrinks_as_delta_grows():
 @given(
     st.floats(-1e4, 1e4),
     st.floats(1e-8, 1e4),
-    st.floats(0.0, 1e3),
+    st.floats(1e-3, 1e3),
     st.floats(1e-3, 1e3),
     st.floats(1e-3, 1e3),
     st.integers(1, 4),
     st.integers(0, 1000),
 )
-def test_extreme_valid_input_never_gives_nan(delta, norm, target, eta_a, eta_w, d, seed):
+def test_extreme_valid_input_converges_and_conserves(delta, norm, target, eta_a, eta_w, d, seed):
     rng = np.random.default_rng(seed)
     a0, w0 = sn.init_from_norm_delta(norm, delta, rng.standard_normal(d), eta_a=eta_a, eta_w=eta_w)
     beta_star = target * rng.standard_normal(d)
-    t = np.array([0.0, 1e-6, 1.0, 1e3, 1e6, 1e12])
+    t = np.array([0.0, 1e-6, 1.0, 1e3, 1e6, 1e12, 1e300])
     path = sn.exact(a0, w0, beta_star, t, eta_a=eta_a, eta_w=eta_w)
     for values in (path.a, path.w, path.beta, path.mu, path.phi, path.loss, path.kernel_distance):
         assert np.all(np.isfinite(values))
+    scale = eta_w * path.a**2 + eta_a * np.sum(path.w**2, axis=1) + abs(path.delta)
+    assert np.all(np.abs(path.conserved - path.delta) <= 1e-12 * scale)  # δ at every horizon
+    if path.saddle_margin > 1e-6:  # the flow reaches the minimum and stays there
+        assert np.allclose(
+            path.beta[-2:], beta_star, rtol=1e-9, atol=1e-12 * np.linalg.norm(beta_star)
+        )
+        assert np.allclose(path.a[-2], path.a[-1], rtol=1e-12)
+
+
+def test_exact_at_astronomical_times():
+    # Regression: the log-space evaluation must not subtract two huge multiples of t.
+    path = sn.exact(0.5, [0.5], [1.0], [1e12, 1e20, 1e308])
+    assert np.allclose(path.a, 1.0, rtol=1e-14) and np.allclose(path.w[:, 0], 1.0, rtol=1e-14)
+    long = sn.exact(1.0, [0.3, 0.2], [2.0, -1.0], [1e8, 1e12, 1e300])
+    assert np.all(np.abs(long.conserved - long.delta) < 1e-14)
+
+
+def test_small_initialisation_is_exact_relatively():
+    # A rich start from τ = 1e-4: compare with an integration whose tolerance is purely relative.
+    a0, w0 = sn.init_from_norm_delta(1e-8, 0.0, np.array([1.0, -2.0]))
+    beta_star = np.array([0.5, 1.0])
+    t = np.linspace(0, 30, 61)
+    exact = sn.exact(a0, w0, beta_star, t)
+    a, w = flows.single_neuron(a0, w0, beta_star, t, tolerance=1e-12, atol=1e-30)
+    assert flows.relative_error(np.column_stack([exact.a, exact.w]), np.column_stack([a, w])) < 1e-8
+
+
+def test_kernel_distance_is_relatively_accurate_in_the_lazy_regime():
+    # S ~ 1e-25 at δ = 1e6: compared with 1 − cos evaluated in 50-digit arithmetic.
+    mp = pytest.importorskip("mpmath")
+    beta_star, beta0 = np.array([0.0, 1.0]), np.array([-1.0, 0.0])
+    for delta in (1e2, 1e4, 1e6):
+        a0, w0 = sn.init_from_beta(beta0, delta)
+        path = sn.exact(a0, w0, beta_star, np.linspace(0, 20, 101))
+        i = int(np.argmax(path.kernel_distance))
+        with mp.workdps(50):
+
+            def kernel(a, w):
+                a, w = mp.mpf(a), [mp.mpf(v) for v in w]
+                return [[a * a * (r == c) + w[r] * w[c] for c in range(2)] for r in range(2)]
+
+            first, now = kernel(a0, w0), kernel(path.a[i], path.w[i])
+            inner = sum(first[r][c] * now[r][c] for r in range(2) for c in range(2))
+            size = mp.sqrt(sum(v * v for row in first for v in row))
+            size *= mp.sqrt(sum(v * v for row in now for v in row))
+            reference = float(1 - inner / size)
+        assert np.isclose(path.kernel_distance[i], reference, rtol=1e-6), delta
