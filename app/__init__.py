@@ -7,9 +7,16 @@ no side effects; tests build their own instances with :func:`create_app`.
 
 from __future__ import annotations
 
-from typing import Any
+import os
 
-from .factory import create_app
+# The matrices here are at most a few hundred wide: BLAS threads add contention between
+# concurrent requests, not speed. (Effective only if numpy is not imported yet.)
+for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_name, "1")
+
+from typing import Any  # noqa: E402
+
+from .factory import create_app  # noqa: E402
 
 __all__ = ["create_app", "dash_app", "server"]
 

@@ -37,7 +37,7 @@ def _decade_marks(low: float, high: float) -> dict:
     marks = {}
     for exponent in range(math.ceil(low), math.floor(high) + 1):
         value = 10.0**exponent
-        marks[exponent] = f"{value:g}" if 1e-3 <= value <= 1e4 else f"1e{exponent}"
+        marks[exponent] = f"{value:g}" if 1e-3 <= value < 1e3 else f"1e{exponent}"
     return marks
 
 

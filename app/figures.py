@@ -21,6 +21,7 @@ __all__ = [
     "exact_trace",
     "figure",
     "heatmap",
+    "pack",
     "plot_times",
     "rounded",
     "thin",
@@ -184,7 +185,7 @@ def figure(
     title: str = "",
     height: int = 300,
     shapes: list | None = None,
-    legend: bool = True,
+    show_legend: bool = True,
     **layout,
 ) -> dict:
     base = {
@@ -195,7 +196,7 @@ def figure(
         "plot_bgcolor": "white",
         "xaxis": axis(x_title, log=log_x),
         "yaxis": axis(y_title, log=log_y),
-        "showlegend": legend,
+        "showlegend": show_legend,
         "legend": {
             "orientation": "h",
             "y": 1.02,
@@ -211,6 +212,16 @@ def figure(
         base["title"] = {"text": title, "x": 0, "xanchor": "left", "font": {"size": 14}}
     base.update(layout)
     return {"data": data, "layout": base}
+
+
+#: diverging scale with 0 exactly white: negative red, positive blue
+WHITE_CENTRED = [
+    [0, "#b2182b"],
+    [0.25, "#f4a582"],
+    [0.5, "#ffffff"],
+    [0.75, "#92c5de"],
+    [1, "#2166ac"],
+]
 
 
 def heatmap(
@@ -232,8 +243,7 @@ def heatmap(
         "y": list(y_labels),
         "zmin": -limit,
         "zmax": limit,
-        "colorscale": "RdBu",
-        "reversescale": True,
+        "colorscale": WHITE_CENTRED,
         "colorbar": {"thickness": 10, "len": 0.9},
         "uid": CURSOR,
         "hovertemplate": "%{y} · %{x}: %{z:.3g}<extra></extra>",
@@ -256,7 +266,7 @@ _ARRAY_KEYS = ("x", "y", "z", "surfacecolor", "customdata", "text")
 _PACK_FROM = 8  # shorter arrays stay plain lists (e.g. the cursor, which the browser edits)
 
 
-def _pack(array: np.ndarray) -> dict:
+def pack(array: np.ndarray) -> dict:
     """plotly.js's typed-array form: float32, base64 — ~4× smaller than a JSON list."""
     packed = np.ascontiguousarray(array, dtype=np.float32)
     spec = {"dtype": "f4", "bdata": base64.b64encode(packed.tobytes()).decode("ascii")}
@@ -275,7 +285,7 @@ def compact(figure_dict: dict) -> dict:
                 and value.dtype.kind in "fiu"
                 and value.size >= _PACK_FROM
             ):
-                trace[key] = _pack(value)
+                trace[key] = pack(value)
     return figure_dict
 
 

@@ -211,7 +211,9 @@ class StateSpec:
         raw: dict[str, str] = {}
         for key, value in pairs:
             raw.setdefault(key[:64], value[:200])
-        unknown = [k for k in raw if k not in self.by_name and k not in self.passthrough]
+        # "frame" (the animation's position) is written and read by the browser itself.
+        known = set(self.by_name) | set(self.passthrough) | {"frame"}
+        unknown = [k for k in raw if k not in known]
         parsed = self.parse(raw)
         messages = list(parsed.messages)
         if unknown:

@@ -31,7 +31,7 @@ from .cache import ResultCache
 from .figures import compact
 from .state import Parsed, StateSpec
 
-__all__ = ["Panel", "Preset", "Rendered", "View"]
+__all__ = ["Panel", "Preset", "Rendered", "View", "trajectory_tables"]
 
 log = logging.getLogger(__name__)
 
@@ -336,6 +336,17 @@ def _frame_from_query(search: str | None) -> int:
 
 
 # -- downloads -------------------------------------------------------------------------------
+
+
+def trajectory_tables(
+    columns: Sequence[str], sources: Mapping[str, Mapping[str, np.ndarray] | None]
+) -> dict[str, dict[str, np.ndarray]]:
+    """Download tables: for each named trajectory that exists, the listed columns."""
+    return {
+        method: {name: arrays[name] for name in columns}
+        for method, arrays in sources.items()
+        if arrays is not None
+    }
 
 
 def _columns(table: Mapping[str, np.ndarray]) -> tuple[list[str], list[np.ndarray]]:

@@ -28,9 +28,10 @@
         var moved = Object.assign({}, trace);
         if (heat) { moved.z = heat[i]; }
         if (point) {
-          moved.x = [point.x[i]];
-          moved.y = [point.y[i]];
-          if (point.z) { moved.z = [point.z[i]]; }
+          // one point per frame, or a list of points (e.g. every drawn neuron)
+          moved.x = Array.isArray(point.x[i]) ? point.x[i] : [point.x[i]];
+          moved.y = Array.isArray(point.y[i]) ? point.y[i] : [point.y[i]];
+          if (point.z) { moved.z = Array.isArray(point.z[i]) ? point.z[i] : [point.z[i]]; }
         }
         return moved;
       });

@@ -1,15 +1,10 @@
 """One module per model view; :data:`VIEWS` lists them in navigation order."""
 
-from importlib import import_module
-from importlib.util import find_spec
+from .finite_width import VIEW as FINITE_WIDTH
+from .kernel_alignment import VIEW as KERNEL_ALIGNMENT
+from .lambda_balanced import VIEW as LAMBDA_BALANCED
+from .single_neuron import VIEW as SINGLE_NEURON
 
-#: view modules in navigation order; each defines ``VIEW``
-ORDER = ("single_neuron", "finite_width", "lambda_balanced", "kernel_alignment")
+VIEWS = (SINGLE_NEURON, FINITE_WIDTH, LAMBDA_BALANCED, KERNEL_ALIGNMENT)
 
-VIEWS = tuple(
-    import_module(f"{__name__}.{name}").VIEW
-    for name in ORDER
-    if find_spec(f"{__name__}.{name}") is not None
-)
-
-__all__ = ["ORDER", "VIEWS"]
+__all__ = ["VIEWS"]

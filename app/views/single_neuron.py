@@ -13,7 +13,7 @@ from solvers import single_neuron as sn
 
 from .. import figures as fig
 from ..state import Field, StateSpec
-from ..view import Panel, Preset, Rendered, View
+from ..view import Panel, Preset, Rendered, View, trajectory_tables
 
 #: hard caps that keep one request cheap whatever it asks for
 MAX_DESCENT_STEPS = 20_000
@@ -476,8 +476,7 @@ def render(values: Mapping[str, Any], result: dict) -> Rendered:
         yaxis=fig.axis("β₂", scaleanchor="x", scaleratio=1),
     )
 
-    time_x = np.log10(t) if log_time else t
-    cursor = [fig.cursor_line(float(time_x[0]))]
+    cursor = [fig.cursor_line(float(t[0]))]  # shapes sit in data units, log axis or not
 
     def over_time(quantity: str, y_title: str, log_y: bool = False) -> dict:
         # A log axis cannot show 0, and below ~1e-28 of the largest value only rounding is left.
@@ -517,9 +516,7 @@ def render(values: Mapping[str, Any], result: dict) -> Rendered:
                 "y": fig.rounded(exact["beta"][frames_index, 1]),
             },
         },
-        "lines": {
-            name: fig.rounded(time_x[frames_index]) for name in ("mu", "phi", "kernel", "loss")
-        },
+        "lines": {name: fig.rounded(t[frames_index]) for name in ("mu", "phi", "kernel", "loss")},
     }
     return Rendered(
         figures=figures, summary=_summary(values, result), messages=messages, frames=frames
@@ -558,15 +555,13 @@ def _summary(values: Mapping[str, Any], result: dict) -> html.Div:
 
 def export(values: Mapping[str, Any], result: dict) -> dict[str, dict[str, np.ndarray]]:
     columns = ("t", "a", "w", "beta", "mu", "phi", "loss", "kernel_distance")
-    tables = {}
     if result["compare"]:
-        for delta, path in result["compare"]:
-            tables[f"exact delta={delta:g}"] = {name: path[name] for name in columns}
-    else:
-        tables["exact"] = {name: result["exact"][name] for name in columns}
-        if result["descent"] is not None:
-            tables["gradient descent"] = {name: result["descent"][name] for name in columns}
-    return tables
+        return trajectory_tables(
+            columns, {f"exact delta={d:g}": path for d, path in result["compare"]}
+        )
+    return trajectory_tables(
+        columns, {"exact": result["exact"], "gradient descent": result["descent"]}
+    )
 
 
 VIEW = View(

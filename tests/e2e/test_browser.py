@@ -13,6 +13,9 @@ import numpy as np
 import pytest
 
 from app.views import VIEWS
+from solvers import feature_evolution as fe
+from solvers import finite_width as fw
+from solvers import lambda_balanced as lb
 from solvers import single_neuron as sn
 from tests.e2e.conftest import screenshot
 
@@ -263,8 +266,56 @@ def _flatten(table: dict) -> dict[str, np.ndarray]:
     return out
 
 
+def _finite_width_expected(values, t):
+    assert values["init"] == "gaussian" and values["gamma_rule"] == "mf"  # the defaults
+    u0, W0 = fw.gaussian_init(
+        values["d"], values["d0"], values["sigma_u"], values["sigma_w"], values["seed"]
+    )
+    x = np.full(values["d0"], values["x_norm"] / math.sqrt(values["d0"]))
+    eta_u = math.sqrt(values["eta_ratio"])
+    path = fw.exact(
+        u0, W0, x, values["y"], t, gamma=1.0 / values["d"], eta_u=eta_u, eta_w=1 / eta_u
+    )
+    return {
+        "output": path.output,
+        "loss": path.loss,
+        "zeta": path.zeta,
+        "ntk": path.ntk,
+        "u_1": path.u[:, 0],
+        "hidden_1": path.hidden[:, 0],
+    }
+
+
+def _lambda_balanced_expected(values, t):
+    assert values["task"] == "random" and values["init"] == "random" and values["shape"] == "square"
+    d = values["d_in"]
+    sigma_yx = lb.random_task(d, d, np.random.default_rng([values["seed"], 0]))
+    W1, W2 = lb.balanced_init(
+        d, d, d, values["lam"], values["scale"], np.random.default_rng([values["seed"], 1])
+    )
+    path = lb.exact(W1, W2, sigma_yx, t)
+    singular = path.singular_values
+    return {
+        "loss": path.loss,
+        "kernel_distance": path.kernel_distance,
+        **{f"singular_values_{k + 1}": singular[:, k] for k in range(singular.shape[1])},
+        **{f"function_{k + 1}": path.function.reshape(len(t), -1)[:, k] for k in range(d * d)},
+    }
+
+
+def _kernel_alignment_expected(values, t):
+    K0, y = fe.power_law_task(values["samples"], values["a"], values["b"], values["seed"])
+    path = fe.exact(K0, y, t, eta=values["eta"], gamma=values["gamma"])
+    return {"loss": path.loss, "alignment": path.alignment, "residual_1": path.residual[:, 0]}
+
+
 #: independent solver calls for each view's default state (the test's own parameter mapping)
-EXPECTED = {"single-neuron": _single_neuron_expected}
+EXPECTED = {
+    "single-neuron": _single_neuron_expected,
+    "finite-width": _finite_width_expected,
+    "lambda-balanced": _lambda_balanced_expected,
+    "kernel-alignment": _kernel_alignment_expected,
+}
 
 
 @pytest.mark.parametrize("view", VIEWS, ids=VIEW_IDS)

@@ -4,20 +4,13 @@ import json
 import math
 
 import pytest
-from flask import Flask
-from flask_caching import Cache
 
-from app.cache import ResultCache
 from app.view import to_csv, to_json
 from app.views import VIEWS
 from tests.dash_client import payload, server_callbacks
+from tests.hostile import NASTIES
 
 VIEW_IDS = [view.key for view in VIEWS]
-
-
-@pytest.fixture(scope="module")
-def cache():
-    return ResultCache(Cache(Flask(__name__), config={"CACHE_TYPE": "SimpleCache"}))
 
 
 def _non_empty(figure):
@@ -63,26 +56,8 @@ def test_url_round_trip_keeps_every_value_and_embed(view):
     assert parsed.values == values and extras == {"embed": "1"}
 
 
-HOSTILE = [
-    float("nan"),
-    float("inf"),
-    -float("inf"),
-    1e308,
-    -1e308,
-    1e12,
-    "<script>alert(1)</script>",
-    "12abc",
-    [1, 2],
-    {"a": 1},
-    None,
-    True,
-    "",
-    [["x"]],
-]
-
-
 @pytest.mark.parametrize("view", VIEWS, ids=VIEW_IDS)
-@pytest.mark.parametrize("bad", HOSTILE, ids=[repr(b)[:20] for b in HOSTILE])
+@pytest.mark.parametrize("bad", NASTIES, ids=[repr(b)[:20] for b in NASTIES])
 def test_hostile_control_values_give_messages_not_errors(view, bad, cache):
     for index, name in enumerate(view.spec.names):
         controls = view.spec.controls(view.spec.defaults())
