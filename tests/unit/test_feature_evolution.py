@@ -56,9 +56,11 @@ def test_exact_matches_ode(config):
         reference = np.stack([-scipy.linalg.expm(-eta * K0 * time) @ y for time in t])
         assert _scaled_error(exact.residual, reference, scale) < 1e-12
     elif np.linalg.eigvalsh(K0)[0] > 1e-3 * np.linalg.eigvalsh(K0)[-1]:
-        # (1e-13, not DOP853's floor 3e-14, where it becomes erratic)
+        # (1e-13, not DOP853's floor 3e-14, where it becomes erratic.) The integration itself
+        # scatters by up to a few 1e-8 here; the per-time-point accuracy of the closed form is
+        # certified against arbitrary precision below (1e-10; ~1e-15 in practice).
         residual = flows.residual_flow(K0, y, t, eta, gamma, tolerance=1e-13)
-        assert _scaled_error(exact.residual, residual, scale) < 1e-8
+        assert _scaled_error(exact.residual, residual, scale) < 5e-8
     # The raw (Δ, Ψ) flow. DOP853's error norm averages over the N·P feature components, so
     # even at rtol = atol = 1e-13 that integration is itself off by up to ~1e-7 of ‖y‖ (it
     # converges onto the closed form as the tolerance is tightened).
