@@ -1,0 +1,173 @@
+"""Time every server callback of the dashboard over HTTP, against the real gunicorn server.
+
+    python benchmarks/app_callbacks.py [--requests 60] [--workers 2]
+
+Starts ``gunicorn app:server`` on a free loopback port (file-system cache in a fresh folder),
+then, for each view:
+
+* **slider move** — the main callback with one slider moved to a fresh random value each time,
+  so every request is a cache miss (what a student dragging a slider causes);
+* **repeat** — the same request again (a cache hit: another student on the same settings);
+* **preset** and **download** — the other server callbacks;
+
+and prints the median and 95th-percentile latency and the response size. The machine is
+shared and noisy: quote medians.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import requests
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from app.views import VIEWS  # noqa: E402
+from tests.dash_client import payload  # noqa: E402
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def start_server(workers: int) -> tuple[subprocess.Popen, str]:
+    port = free_port()
+    env = os.environ | {
+        "CACHE_TYPE": "FileSystemCache",
+        "CACHE_DIR": tempfile.mkdtemp(prefix="bench-cache-"),
+    }
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "app:server",
+            "--bind",
+            f"127.0.0.1:{port}",
+            "--workers",
+            str(workers),
+            "--threads",
+            "4",
+            "--timeout",
+            "60",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(200):
+        try:
+            if requests.get(url + "/", timeout=1).status_code == 200:
+                return process, url
+        except requests.ConnectionError:
+            time.sleep(0.2)
+    process.kill()
+    raise RuntimeError("the server did not start")
+
+
+def control_values(view, values) -> dict:
+    return {
+        f"{view.key}-{name}.value": control
+        for name, control in zip(view.spec.names, view.spec.controls(values), strict=True)
+    }
+
+
+def random_move(view, rng: random.Random) -> dict:
+    """Default values with one numeric slider moved somewhere else in its range."""
+    values = view.spec.defaults()
+    numeric = [f for f in view.spec.fields if f.kind in ("float", "int") and f.physics]
+    spec = rng.choice(numeric)
+    if spec.log:
+        import math
+
+        value = 10 ** rng.uniform(math.log10(spec.low), math.log10(spec.high))
+    else:
+        value = rng.uniform(spec.low, spec.high)
+    values[spec.name] = round(value) if spec.kind == "int" else value
+    return view.spec.parse(values).values
+
+
+def timed(session: requests.Session, url: str, body: dict) -> tuple[float, int]:
+    start = time.perf_counter()
+    response = session.post(url + "/_dash-update-component", json=body, timeout=30)
+    elapsed = time.perf_counter() - start
+    if response.status_code not in (200, 204):
+        raise RuntimeError(f"HTTP {response.status_code}: {response.text[:200]}")
+    return 1e3 * elapsed, len(response.content)
+
+
+def summarise(label: str, samples: list[tuple[float, int]]) -> str:
+    times = sorted(ms for ms, _ in samples)
+    p95 = times[max(0, round(0.95 * len(times)) - 1)]
+    size = statistics.median(size for _, size in samples) / 1e3
+    return f"{label:44s} {statistics.median(times):8.1f} {p95:8.1f} {size:9.0f}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--requests", type=int, default=60)
+    parser.add_argument("--workers", type=int, default=2)
+    options = parser.parse_args()
+    rng = random.Random(0)
+    process, url = start_server(options.workers)
+    try:
+        session = requests.Session()
+        dependencies = session.get(url + "/_dash-dependencies").json()
+        print(
+            f"gunicorn, {options.workers} workers × 4 threads, file-system cache; "
+            f"{options.requests} requests per row, one at a time"
+        )
+        print(f"{'callback':44s} {'median':>8s} {'p95':>8s} {'size KB':>9s}   (ms)")
+        for view in VIEWS:
+            main_callback = next(
+                d for d in dependencies if f"{view.key}-summary.children" in d["output"]
+            )
+            preset_callback = next(
+                d for d in dependencies if d["inputs"][0]["id"] == f"{view.key}-preset"
+            )
+            download = next(d for d in dependencies if d["output"] == f"{view.key}-download.data")
+            extras = {f"{view.key}-extras.data": {}, f"{view.key}-initial-messages.data": []}
+            moves, repeats = [], []
+            for _ in range(options.requests):
+                body = payload(main_callback, control_values(view, random_move(view, rng)) | extras)
+                moves.append(timed(session, url, body))
+                repeats.append(timed(session, url, body))
+            presets = [
+                timed(session, url, payload(preset_callback, {f"{view.key}-preset.value": p.name}))
+                for p in view.presets
+                for _ in range(3)
+            ]
+            defaults = control_values(view, view.spec.defaults())
+            downloads = [
+                timed(
+                    session,
+                    url,
+                    payload(download, defaults | {f"{view.key}-download-csv.n_clicks": k + 1}),
+                )
+                for k in range(10)
+            ]
+            print(summarise(f"{view.nav_title}: slider move (uncached)", moves))
+            print(summarise(f"{view.nav_title}: same request again (cached)", repeats))
+            print(summarise(f"{view.nav_title}: preset", presets))
+            print(summarise(f"{view.nav_title}: CSV download", downloads))
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
+if __name__ == "__main__":
+    main()
