@@ -16,6 +16,7 @@ growth rates differ widely: its h×h matrix reaches condition number 1e16).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -23,10 +24,11 @@ import numpy as np
 
 from . import single_neuron
 from ._descent import run_descent
-from ._riccati import MatrixRiccati
+from ._riccati import MatrixRiccati, _March
 from ._validation import (
     as_array,
     as_finite_scalar,
+    as_positive,
     as_positive_int,
     as_seed,
     as_times,
@@ -474,3 +476,310 @@ def shape_kind(d_in: int, hidden: int, d_out: int) -> str:
     if d_in <= hidden < d_out:
         return "inverted funnel"
     return "other"
+
+
+# -- λ sweep across architectures (Dominé et al. Fig. 5B, App. A.4) ----------------------------
+
+__all__ += ["MAX_SWEEP_LAMBDAS", "LambdaSweep", "lambda_sweep"]
+
+#: most λ values of one sweep
+MAX_SWEEP_LAMBDAS = 201
+#: largest |λ| of a sweep (the fastest rate of F grows like |λ|/2)
+MAX_SWEEP_ABS_LAMBDA = 1e3
+#: most architectures of one sweep (≤ 804 cells, a few ms each), and largest dimension of each
+MAX_SWEEP_SHAPES = 4
+MAX_SWEEP_DIMENSION = 32
+#: longest time or horizon of a sweep
+MAX_SWEEP_TIME = 1e6
+
+
+@dataclass(frozen=True)
+class LambdaSweep:
+    """Kernel distance and learning speed across the relative scale λ, one row per architecture.
+
+    Every array field has shape ``(len(shapes), len(lams))``. Cells where the architecture
+    cannot be λ-balanced (λ > 0 needs h ≤ dₒ, λ < 0 needs h ≤ dᵢ) have ``valid = False`` and
+    hold 0.0 in every float field except ``time_to_threshold`` (inf): mask them with ``valid``.
+    """
+
+    lams: np.ndarray  #: (L,) relative scales λ
+    shapes: tuple[str, ...]  #: architecture names, one per row
+    dimensions: tuple[tuple[int, int, int], ...]  #: (dᵢ, h, dₒ) per row
+    sigma_yx: tuple[np.ndarray, ...]  #: the task of each row (dₒ × dᵢ)
+    t: float  #: time of ``kernel_distance`` and ``loss``
+    horizon: float  #: ``time_to_threshold`` is inf when the threshold is not reached by then
+    threshold: float  #: relative loss level of ``time_to_threshold``
+    scale: float  #: absolute scale ‖W₂W₁‖_F at t = 0 (:func:`balanced_init`)
+    seed: int | None  #: seed of :func:`balanced_init` (the same for every cell)
+    valid: np.ndarray  #: bool, the architecture admits this λ
+    kernel_distance: np.ndarray  #: S(0, t) of the NTK
+    loss: np.ndarray  #: ``½‖Σyx − W₂W₁‖²`` at t
+    initial_loss: np.ndarray  #: the loss at t = 0
+    #: first time with ``loss ≤ threshold · initial_loss`` (0 if already there; inf if not by
+    #: ``horizon``)
+    time_to_threshold: np.ndarray
+    #: as :attr:`LambdaBalancedTrajectory.saddle_margin`: ≲ 1e-12 means the start lies on a
+    #: saddle's stable manifold (it stalls there, e.g. λ = 0 with det W₂ of the wrong sign)
+    saddle_margin: np.ndarray
+
+
+class _Checkpoints:
+    """A forward-only march of one :class:`MatrixRiccati` flow that keeps every restart state.
+
+    Any time up to the marched position + one step is then one closed-form step from its
+    checkpoint — each step within the length the march validated, exactly as
+    :meth:`MatrixRiccati.factors` does — so root-finding in time costs no re-marching.
+    """
+
+    def __init__(self, flow: MatrixRiccati) -> None:
+        self.flow = flow
+        self.march = _March(flow, flow.initial)
+        self.positions = [0.0]
+        self.states = [self.march.state]
+
+    def reach(self, target: float) -> None:
+        march = self.march
+        while target - march.position > march.step:
+            march.advance(allow_doubling=target - march.position > 2 * march.step)
+            self.positions.append(march.position)
+            self.states.append(march.state)
+
+    def factors(self, times: np.ndarray) -> np.ndarray:
+        """(T, n, h) factors X(t) (X Xᵀ = Q Qᵀ(t)) in the original coordinates, t reached."""
+        times = np.asarray(times, dtype=np.float64)
+        which = np.searchsorted(np.asarray(self.positions), times, side="right") - 1
+        states = np.stack(self.states)[which]
+        remainder = np.maximum(times - np.asarray(self.positions)[which], 0.0)
+        return self.flow.basis @ self.flow.advance(states, remainder)
+
+
+def _blocks(factors: np.ndarray, d_in: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(function W₂W₁, rsm_in W₁ᵀW₁, rsm_out W₂W₂ᵀ) from factors (T, dᵢ + dₒ, h)."""
+    first, second = factors[:, :d_in], factors[:, d_in:]
+    swap = (0, 2, 1)
+    function = second @ first.transpose(swap)
+    return function, first @ first.transpose(swap), second @ second.transpose(swap)
+
+
+def _sweep_loss(function: np.ndarray, sigma_yx: np.ndarray) -> np.ndarray:
+    residual = function - sigma_yx
+    return 0.5 * np.sum(residual * residual, axis=(-2, -1))
+
+
+def _admits(d_in: int, hidden: int, d_out: int, lam: float) -> bool:
+    """Whether :func:`balanced_init` can build a λ-balanced net of this shape (SPEC §3)."""
+    if lam > 0:
+        return hidden <= d_out
+    if lam < 0:
+        return hidden <= d_in
+    return hidden <= d_out or hidden <= d_in
+
+
+def _first_crossing(
+    path: _Checkpoints, sigma_yx: np.ndarray, d_in: int, target: float, horizon: float
+) -> float:
+    """First t ≤ horizon with loss(t) ≤ target (inf if none): the loss never increases under
+    the flow, so the checkpoints bracket the crossing, and a safeguarded Newton iteration on
+    log loss — with the exact slope ``dL/dt = −‖∇L‖² = −(⟨E, W₂W₂ᵀE⟩ + ⟨E, EW₁ᵀW₁⟩)``,
+    ``E = Σyx − W₂W₁`` — pins it to ~1e-14 relative."""
+    for stage in range(2):  # first within what is already marched, then up to the horizon
+        if stage:
+            path.reach(horizon)
+        positions = np.asarray(path.positions)
+        inside = positions[positions <= horizon]
+        end = min(horizon, path.march.position + path.march.step)
+        times = np.append(inside, end) if inside[-1] < end else inside
+        losses = _sweep_loss(_blocks(path.factors(times), d_in)[0], sigma_yx)
+        below = np.flatnonzero(losses <= target)
+        if below.size:
+            break
+    else:
+        return np.inf
+    index = int(below[0])
+    if index == 0:
+        return 0.0
+    low, high = float(times[index - 1]), float(times[index])
+    log_target = np.log(target)
+    with np.errstate(divide="ignore"):
+        excess_low = float(np.log(losses[index - 1])) - log_target  # > 0
+        excess_high = float(np.log(losses[index])) - log_target  # ≤ 0 (−inf if the loss is 0)
+    time = low + (high - low) * excess_low / (excess_low - excess_high)  # secant in log loss
+    if not low < time < high:
+        time = 0.5 * (low + high)
+    for _ in range(100):
+        function, rsm_in, rsm_out = (block[0] for block in _blocks(path.factors([time]), d_in))
+        error = sigma_yx - function
+        loss = 0.5 * float(np.sum(error * error))
+        slope = -float(np.sum(error * (rsm_out @ error)) + np.sum(error * (error @ rsm_in)))
+        excess = np.log(loss) - log_target if loss > 0 else -np.inf
+        if excess > 0:
+            low = time
+        else:
+            high = time
+        step = -excess * loss / slope if slope < 0 and np.isfinite(excess) else np.nan
+        following = time + step
+        if not low < following < high:  # Newton left the bracket (or is undefined): bisect
+            following = 0.5 * (low + high)
+        if abs(following - time) <= 1e-14 * following or high - low <= 1e-14 * high:
+            return float(following)
+        time = following
+    return float(high)
+
+
+def _sweep_shapes(shapes, sigma_yx, task_seed):
+    if shapes is None:
+        shapes = SHAPES
+    if not isinstance(shapes, Mapping) or not shapes:
+        raise ValueError(
+            "shapes must be a non-empty mapping name → (d_in, hidden, d_out), e.g. "
+            "lambda_balanced.SHAPES."
+        )
+    if len(shapes) > MAX_SWEEP_SHAPES:
+        raise ValueError(f"at most {MAX_SWEEP_SHAPES} shapes per sweep; got {len(shapes)}.")
+    if sigma_yx is not None and not isinstance(sigma_yx, Mapping):
+        raise ValueError("sigma_yx must be a mapping from shape name to its Σyx (d_out × d_in).")
+    names, dimensions, tasks = [], [], []
+    for name, dims in shapes.items():
+        if not isinstance(dims, tuple | list) or len(dims) != 3:
+            raise ValueError(f"shape {name!r} must be (d_in, hidden, d_out); got {dims!r}.")
+        d_in, hidden, d_out = (
+            as_positive_int(f"{name} {part}", value, maximum=MAX_SWEEP_DIMENSION)
+            for part, value in zip(("d_in", "hidden", "d_out"), dims, strict=True)
+        )
+        if sigma_yx is not None and name in sigma_yx:
+            task = as_array(f"sigma_yx[{name!r}]", sigma_yx[name], ndim=2, shape=(d_out, d_in))
+        else:
+            task = random_task(d_in, d_out, task_seed)
+        names.append(str(name))
+        dimensions.append((d_in, hidden, d_out))
+        tasks.append(task)
+    if sigma_yx is not None:
+        unknown = set(sigma_yx) - set(shapes)
+        if unknown:
+            raise ValueError(f"sigma_yx names shapes that are not swept: {sorted(unknown)}.")
+    return tuple(names), tuple(dimensions), tuple(tasks)
+
+
+@guard_overflow
+def lambda_sweep(
+    lams: np.ndarray,
+    t: float,
+    *,
+    horizon: float = 100.0,
+    threshold: float = 1e-2,
+    scale: float = 0.1,
+    seed: int | None = 0,
+    task_seed: int | None = 0,
+    shapes: Mapping[str, tuple[int, int, int]] | None = None,
+    sigma_yx: Mapping[str, np.ndarray] | None = None,
+) -> LambdaSweep:
+    """Kernel distance S(0, t) and time to learn versus λ for funnel, square and inverted-funnel
+    networks — Dominé et al., *From lazy to rich*, Fig. 5B (NTK distance vs λ per architecture)
+    and App. A.4 (scale vs relative scale), with the exact matrix-Riccati flow of SPEC §3.
+
+    Parameters
+    ----------
+    lams : (L,) relative scales λ (at most 201, |λ| ≤ 1e3).
+    t : time ≥ 0 of the kernel distance and loss.
+    horizon : > 0, how long to look for the loss threshold (inf where it is not reached).
+    threshold : in (0, 1]; ``time_to_threshold`` is the first t with
+        ``loss(t) ≤ threshold · loss(0)``.
+    scale : absolute scale ‖W₂W₁‖_F at initialisation (≥ 0).
+    seed : seed of every cell's :func:`balanced_init` ``(dᵢ, h, dₒ, λ, scale, seed)`` — the same
+        random factor, rescaled, for every λ.
+    task_seed : seed of :func:`random_task` ``(dᵢ, dₒ, task_seed)``, the task of every shape
+        not given in ``sigma_yx``.
+    shapes : name → (dᵢ, h, dₒ); default :data:`SHAPES` (funnel 4-2-2, square 3-3-3, inverted
+        funnel 2-2-4, i.e. h = min(dᵢ, dₒ) as in the paper, valid for every λ).
+    sigma_yx : optional name → Σyx (dₒ × dᵢ) overriding the random task of that shape.
+
+    Each cell equals :func:`exact` from that initialisation (its kernel distance and loss at t,
+    and the crossing time found by Newton's method on the exact loss, to ~1e-14 relative in t).
+    Cells are computed one λ at a time (each needs its own restarted march, see
+    :class:`solvers._riccati.MatrixRiccati`); the march is shared by t and the threshold search.
+    """
+    lams = np.atleast_1d(as_array("lams", lams, ndim=(0, 1)))
+    if lams.size > MAX_SWEEP_LAMBDAS:
+        raise ValueError(f"lams may hold at most {MAX_SWEEP_LAMBDAS} values; got {lams.size}.")
+    if np.max(np.abs(lams)) > MAX_SWEEP_ABS_LAMBDA:
+        raise ValueError(
+            f"|λ| must be at most {MAX_SWEEP_ABS_LAMBDA:g} in a sweep (beyond it the net is "
+            f"lazy to rounding); got {np.max(np.abs(lams)):g}."
+        )
+    t = as_finite_scalar("t", t)
+    if not 0 <= t <= MAX_SWEEP_TIME:
+        raise ValueError(f"t must be in [0, {MAX_SWEEP_TIME:g}]; got {t:g}.")
+    horizon = as_positive("horizon", horizon)
+    if horizon > MAX_SWEEP_TIME:
+        raise ValueError(f"horizon must be at most {MAX_SWEEP_TIME:g}; got {horizon:g}.")
+    threshold = as_positive("threshold", threshold)
+    if threshold > 1:
+        raise ValueError(
+            f"threshold is a fraction of the initial loss and must be in (0, 1]; got {threshold:g}."
+        )
+    scale = as_finite_scalar("scale", scale)
+    if scale < 0:
+        raise ValueError(f"scale must be >= 0 (it is ‖W2 W1‖ at initialisation); got {scale:g}.")
+    for name, value in (("seed", seed), ("task_seed", task_seed)):
+        if isinstance(value, np.random.Generator):
+            raise ValueError(
+                f"{name} must be a whole number or None (every cell reuses it), not a Generator."
+            )
+        as_seed(value)  # the same checks as balanced_init / random_task, before any work
+    names, dimensions, tasks = _sweep_shapes(shapes, sigma_yx, task_seed)
+
+    grid = (len(names), lams.size)
+    valid = np.zeros(grid, dtype=bool)
+    distance, loss, initial_loss = np.zeros(grid), np.zeros(grid), np.zeros(grid)
+    crossing, margin = np.full(grid, np.inf), np.zeros(grid)
+    for row, ((d_in, hidden, d_out), task) in enumerate(zip(dimensions, tasks, strict=True)):
+        for column, lam in enumerate(lams):
+            if not _admits(d_in, hidden, d_out, float(lam)):
+                continue
+            valid[row, column] = True
+            W1, W2 = balanced_init(d_in, hidden, d_out, float(lam), scale, seed)
+            # F from the λ the weights carry (as exact does): at long horizons and large |λ|
+            # the rounding of the nominal λ (~1e-13) would shift the loss by ~1e-7.
+            flow = _flow(W1, W2, task, balance(W1, W2)[0])
+            path = _Checkpoints(flow)
+            path.reach(t)
+            function, rsm_in, rsm_out = _blocks(path.factors(np.array([0.0, t])), d_in)
+            require_finite("lambda_balanced.lambda_sweep", function, rsm_in, rsm_out)
+            at_t = LambdaBalancedTrajectory(
+                np.array([t]),
+                function[1:],
+                rsm_in[1:],
+                rsm_out[1:],
+                task,
+                W1,
+                W2,
+                float(lam),
+                "exact",
+            )
+            distance[row, column] = at_t.kernel_distance[0]
+            loss[row, column] = at_t.loss[0]
+            start = 0.5 * float(np.sum((W2 @ W1 - task) ** 2))
+            initial_loss[row, column] = start
+            crossing[row, column] = (
+                0.0
+                if start == 0 or threshold == 1
+                else _first_crossing(path, task, d_in, threshold * start, horizon)
+            )
+            margin[row, column] = flow.unstable_margin()
+    return LambdaSweep(
+        lams=lams,
+        shapes=names,
+        dimensions=dimensions,
+        sigma_yx=tasks,
+        t=t,
+        horizon=horizon,
+        threshold=threshold,
+        scale=scale,
+        seed=seed,
+        valid=valid,
+        kernel_distance=distance,
+        loss=loss,
+        initial_loss=initial_loss,
+        time_to_threshold=crossing,
+        saddle_margin=margin,
+    )
