@@ -205,22 +205,29 @@ class StateSpec:
         raw = {spec.name: spec.from_control(value) for spec, value in pairs}
         return self.parse(raw)
 
-    def parse_query(self, search: str | None) -> tuple[Parsed, dict[str, str]]:
-        """Validate a query string ('?a=1&b=2'); also returns the passthrough keys present."""
-        pairs = parse_qsl((search or "").lstrip("?"), keep_blank_values=True)[:200]
-        raw: dict[str, str] = {}
-        for key, value in pairs:
-            raw.setdefault(key[:64], value[:200])
-        # "frame" (the animation's position) is written and read by the browser itself.
-        known = set(self.by_name) | set(self.passthrough) | {"frame"}
-        unknown = [k for k in raw if k not in known]
+    def parse_query(
+        self, search: str | None, base: Mapping[str, Any] | None = None
+    ) -> tuple[Parsed, dict[str, str]]:
+        """Validate a query string ('?a=1&b=2'); also returns the passthrough keys present.
+        Names the query leaves out take their value from ``base`` (a preset), else the default.
+        """
+        raw: dict[str, Any] = dict(base or {})
+        given: set[str] = set()
+        for key, value in query_pairs(search):
+            if key not in given:
+                given.add(key)
+                raw[key] = value
+        # "frame" (the animation's position) is written and read by the browser itself;
+        # "preset" is resolved by the view into ``base``.
+        known = set(self.by_name) | set(self.passthrough) | {"frame", "preset"}
+        unknown = [k for k in given if k not in known]
         parsed = self.parse(raw)
         messages = list(parsed.messages)
         if unknown:
             messages.append(
                 "Ignored unknown link settings: " + ", ".join(sorted(unknown)[:5]) + "."
             )
-        extras = {k: raw[k] for k in self.passthrough if k in raw}
+        extras = {k: raw[k] for k in self.passthrough if k in given}
         return Parsed(parsed.values, tuple(messages)), extras
 
     def encode(self, values: Mapping[str, Any], extras: Mapping[str, str] | None = None) -> str:
@@ -240,3 +247,9 @@ class StateSpec:
         """Defaults updated by a preset's overrides, validated."""
         merged = self.defaults() | dict(overrides)
         return self.parse(merged).values
+
+
+def query_pairs(search: str | None) -> list[tuple[str, str]]:
+    """(key, value) pairs of a query string, bounded in number and length (hostile links)."""
+    pairs = parse_qsl((search or "").lstrip("?"), keep_blank_values=True)[:200]
+    return [(key[:64], value[:200]) for key, value in pairs]

@@ -19,6 +19,7 @@ import csv
 import io
 import json
 import logging
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,7 +30,7 @@ from dash import ClientsideFunction, Dash, Input, Output, State, dcc, html, no_u
 from . import components
 from .cache import ResultCache
 from .figures import compact
-from .state import Parsed, StateSpec
+from .state import Parsed, StateSpec, query_pairs
 
 __all__ = ["Panel", "Preset", "Rendered", "View", "trajectory_tables"]
 
@@ -41,6 +42,31 @@ class Preset:
     name: str
     caption: str
     values: Mapping[str, Any]
+
+    @property
+    def slug(self) -> str:
+        """The preset's name as it appears in links (``?preset=fig-3-mu-phi-and-s-…``)."""
+        text = self.name.lower()
+        for symbol, word in _SPELLED.items():
+            text = text.replace(symbol, f" {word} ")
+        return re.sub(r"[^a-z0-9]+", "-", text).strip("-")
+
+
+#: symbols of preset names spelled out for links
+_SPELLED = {
+    "λ": "lambda",
+    "γ": "gamma",
+    "δ": "delta",
+    "μ": "mu",
+    "φ": "phi",
+    "β": "beta",
+    "+": "plus",
+    "−": "minus",
+    "√": "sqrt",
+    "₁": "1",
+    "₂": "2",
+    "*": "star",
+}
 
 
 @dataclass(frozen=True)
@@ -88,8 +114,21 @@ class View:
 
     # -- layout ---------------------------------------------------------------------------
 
+    def preset_from_query(self, search: str | None) -> tuple[Preset | None, list[str]]:
+        """The preset a link names (``?preset=fig-3``), and a message if it names none."""
+        wanted = next((value for key, value in query_pairs(search) if key == "preset"), None)
+        if wanted is None:
+            return None, []
+        preset = next((p for p in self.presets if wanted in (p.slug, p.name)), None)
+        if preset is None:
+            names = ", ".join(p.slug for p in self.presets)
+            return None, [f"Unknown preset {wanted[:40]!r} in the link; known: {names}."]
+        return preset, []
+
     def layout(self, search: str | None, embed: bool) -> html.Div:
-        parsed, extras = self.spec.parse_query(search)
+        preset, preset_messages = self.preset_from_query(search)
+        parsed, extras = self.spec.parse_query(search, preset.values if preset else None)
+        parsed = Parsed(parsed.values, (*preset_messages, *parsed.messages))
         values = parsed.values
         frame = _frame_from_query(search)
         control_groups = []
@@ -110,10 +149,15 @@ class View:
                     id=f"{self.key}-preset",
                     options=[{"label": p.name, "value": p.name} for p in self.presets],
                     placeholder="Reproduce a figure…",
+                    value=preset.name if preset else None,
                     clearable=True,
                     searchable=False,
                 ),
-                html.Div(id=f"{self.key}-preset-caption", className="preset-caption"),
+                html.Div(
+                    preset.caption if preset else None,
+                    id=f"{self.key}-preset-caption",
+                    className="preset-caption",
+                ),
             ],
             className="control-group presets",
         )

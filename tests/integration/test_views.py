@@ -2,6 +2,7 @@
 
 import json
 import math
+import re
 
 import pytest
 
@@ -105,3 +106,54 @@ def test_router_renders_each_view_with_embed(client, dependencies):
             body = payload(router, {"url.pathname": view.path, "url.search": search})
             page = json.dumps(client.post("/_dash-update-component", json=body).get_json())
             assert ("site-header" in page) == chrome
+
+
+def _components(node):
+    """Every component of a layout tree, depth first."""
+    yield node
+    children = getattr(node, "children", None)
+    for child in children if isinstance(children, (list, tuple)) else [children]:
+        if hasattr(child, "to_plotly_json"):
+            yield from _components(child)
+
+
+def _by_id(layout) -> dict:
+    return {c.id: c for c in _components(layout) if getattr(c, "id", None)}
+
+
+@pytest.mark.parametrize("view", VIEWS, ids=VIEW_IDS)
+def test_a_link_can_name_a_preset(view):
+    preset = view.presets[-1]
+    assert len({p.slug for p in view.presets}) == len(view.presets)
+    assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", preset.slug)
+    components = _by_id(view.layout(f"?preset={preset.slug}&embed=1", embed=True))
+    expected = view.spec.controls(view.spec.with_overrides(preset.values))
+    shown = [components[f"{view.key}-{name}"].value for name in view.spec.names]
+    assert shown == expected
+    assert components[f"{view.key}-preset"].value == preset.name
+    assert components[f"{view.key}-preset-caption"].children == preset.caption
+    assert components[f"{view.key}-initial-messages"].data == []
+    assert components[f"{view.key}-extras"].data == {"embed": "1"}
+
+
+@pytest.mark.parametrize("view", VIEWS, ids=VIEW_IDS)
+def test_settings_in_a_link_override_its_preset(view):
+    preset = view.presets[0]
+    spec = next(f for f in view.spec.fields if f.kind == "bool")
+    base = view.spec.with_overrides(preset.values)
+    flipped = not base[spec.name]
+    search = f"?preset={preset.slug}&{spec.name}={int(flipped)}"
+    components = _by_id(view.layout(search, embed=False))
+    values = base | {spec.name: flipped}
+    assert [components[f"{view.key}-{n}"].value for n in view.spec.names] == (
+        view.spec.controls(values)
+    )
+
+
+def test_an_unknown_preset_says_which_exist():
+    view = VIEWS[0]
+    components = _by_id(view.layout("?preset=fig-99", embed=False))
+    (message,) = components[f"{view.key}-initial-messages"].data
+    assert "fig-99" in message and view.presets[0].slug in message
+    shown = [components[f"{view.key}-{name}"].value for name in view.spec.names]
+    assert shown == view.spec.controls(view.spec.defaults())
