@@ -197,8 +197,11 @@ def message_children(messages: Sequence[str]) -> list:
     return [html.Div(text, className="message") for text in messages]
 
 
-def page_shell(body, *, nav: Sequence[Mapping[str, str]], current: str, embed: bool) -> html.Div:
-    """Header with navigation and a footer; both hidden in embed mode (iframes)."""
+def page_shell(
+    body, *, nav: Sequence[Mapping[str, str]], current: str, embed: bool, home: str = "/"
+) -> html.Div:
+    """Header with navigation and a footer; both hidden in embed mode (iframes). Paths in
+    ``nav``, ``current`` and ``home`` are hrefs as the browser sees them (with any prefix)."""
     if embed:
         return html.Div(body, className="page embed")
     links = [
@@ -211,7 +214,7 @@ def page_shell(body, *, nav: Sequence[Mapping[str, str]], current: str, embed: b
     ]
     header = html.Header(
         [
-            dcc.Link("Lazy vs rich, exactly", href="/", className="brand"),
+            dcc.Link("Lazy vs rich, exactly", href=home, className="brand"),
             html.Nav(links, className="nav"),
         ],
         className="site-header",

@@ -1,23 +1,57 @@
 """Settings from the environment, with defaults that need nothing set up.
 
-| variable | default | meaning |
-| --- | --- | --- |
-| ``CACHE_TYPE`` | ``FileSystemCache`` | flask-caching backend class (``SimpleCache`` in tests) |
-| ``CACHE_DIR`` | ``<tmp>/lazy-rich-cache`` | file-system cache folder (one machine's workers) |
-| ``CACHE_DEFAULT_TIMEOUT`` | ``3600`` | seconds a cached result lives |
-| ``CACHE_THRESHOLD`` | ``2000`` | entries kept before the oldest are dropped |
+Every variable is optional; a malformed one stops the app at start-up with a ``ValueError``
+that names the variable and what it accepts (a deployment fails loudly, not half-configured).
+
+* ``CACHE_TYPE`` — flask-caching backend: ``FileSystemCache`` (default; shared by the workers
+  of one machine), ``RedisCache`` (the default when ``CACHE_REDIS_URL`` is set), ``SimpleCache``
+  (one process) or ``NullCache``.
+* ``CACHE_DIR`` — the file-system cache folder (default ``<tmp>/lazy-rich-cache``).
+* ``CACHE_REDIS_URL`` — ``redis://host:6379/0`` (or ``rediss://``, ``unix://``): one cache
+  shared by several machines.
+* ``CACHE_KEY_PREFIX`` — prefix for every key, to share one Redis between deployments.
+* ``CACHE_DEFAULT_TIMEOUT`` (3600 s), ``CACHE_THRESHOLD`` (2000 entries, file-system and
+  in-memory caches only).
+* ``FRAME_ANCESTORS`` — pages allowed to embed the app in an iframe
+  (``https://canvas.example.edu``); unset, any page may.
+* ``DASH_URL_BASE_PATHNAME`` — serve under a path prefix (``/lazy-rich/``); or
+  ``DASH_REQUESTS_PATHNAME_PREFIX`` with ``DASH_ROUTES_PATHNAME_PREFIX`` when a proxy rewrites
+  the prefix.
+
+The README has the full table, with the server's own variables (``gunicorn.conf.py``).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
-__all__ = ["Settings"]
+__all__ = ["CACHE_TYPES", "Settings"]
 
 CACHE_TYPES = ("FileSystemCache", "SimpleCache", "RedisCache", "NullCache")
+
+#: a request body larger than this is refused (413): the largest real callback request is a
+#: few kilobytes
+MAX_REQUEST_BYTES = 1 << 20
+
+#: Redis must answer quickly or be skipped: a slow cache must not make a page slow
+REDIS_TIMEOUT_SECONDS = 0.5
+
+#: one source of a ``frame-ancestors`` list: a keyword, a scheme, or an origin with optional
+#: wildcard subdomain and port (CSP level 2 host-source)
+_FRAME_SOURCE = re.compile(
+    r"""^(?:
+        '(?:self|none)'
+      | \*
+      | [a-z][a-z0-9+.-]*:
+      | (?:[a-z][a-z0-9+.-]*://)?(?:\*\.)?[a-z0-9-]+(?:\.[a-z0-9-]+)*(?::(?:\d{1,5}|\*))?/?
+    )$""",
+    re.IGNORECASE | re.VERBOSE,
+)
 
 
 def _integer(env: Mapping[str, str], name: str, default: int, low: int, high: int) -> int:
@@ -31,26 +65,107 @@ def _integer(env: Mapping[str, str], name: str, default: int, low: int, high: in
     return value
 
 
+def frame_ancestors(raw: str) -> str:
+    """Validate and normalise a ``FRAME_ANCESTORS`` value into a CSP source list.
+
+    Accepts origins separated by spaces or commas (``https://a.edu, https://*.b.edu``) and the
+    keywords ``self``/``none`` with or without CSP's quotes. Anything that could smuggle another
+    header or directive (``;``, quotes, control characters) is refused.
+    """
+    sources = []
+    for token in raw.replace(",", " ").split():
+        if token.lower() in ("self", "none"):
+            token = f"'{token.lower()}'"
+        if not _FRAME_SOURCE.match(token):
+            raise ValueError(
+                f"FRAME_ANCESTORS: {token[:80]!r} is not an origin. Give origins separated by "
+                "spaces, e.g. 'https://canvas.example.edu https://*.example.org', or 'self' "
+                "or 'none'."
+            )
+        sources.append(token)
+    if "'none'" in sources and len(sources) > 1:
+        raise ValueError("FRAME_ANCESTORS: 'none' cannot be combined with other origins.")
+    return " ".join(sources)
+
+
+def _redis_url(raw: str) -> str:
+    parts = urlsplit(raw)
+    if parts.scheme not in ("redis", "rediss", "unix") or not (parts.netloc or parts.path):
+        raise ValueError(
+            f"CACHE_REDIS_URL must look like redis://host:6379/0 (or rediss://, unix://); "
+            f"got {raw[:80]!r}."
+        )
+    return raw
+
+
+def _pathname_prefix(env: Mapping[str, str], name: str) -> str | None:
+    raw = env.get(name, "").strip()
+    if not raw:
+        return None
+    if not re.fullmatch(r"/(?:[A-Za-z0-9._~-]+/)*", raw.rstrip("/") + "/"):
+        raise ValueError(
+            f"{name} must be a path such as /lazy-rich/ (letters, digits, '.', '_', '~', '-' "
+            f"between slashes); got {raw[:80]!r}."
+        )
+    return raw.rstrip("/") + "/"
+
+
 @dataclass(frozen=True)
 class Settings:
     cache_type: str = "FileSystemCache"
     cache_dir: str = os.path.join(tempfile.gettempdir(), "lazy-rich-cache")
     cache_timeout: int = 3600
     cache_threshold: int = 2000
+    cache_redis_url: str | None = None
+    cache_key_prefix: str | None = None
+    #: CSP source list for ``frame-ancestors``; ``None`` lets any page embed the app
+    frame_ancestors: str | None = None
+    url_base_pathname: str | None = None
+    requests_pathname_prefix: str | None = None
+    routes_pathname_prefix: str | None = None
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
         env = os.environ if env is None else env
-        cache_type = env.get("CACHE_TYPE", "").strip() or cls.cache_type
+        redis_url = env.get("CACHE_REDIS_URL", "").strip() or None
+        if redis_url is not None:
+            redis_url = _redis_url(redis_url)
+        default_type = "RedisCache" if redis_url else cls.cache_type
+        cache_type = env.get("CACHE_TYPE", "").strip() or default_type
         if cache_type not in CACHE_TYPES:
             raise ValueError(
                 f"CACHE_TYPE must be one of {', '.join(CACHE_TYPES)}; got {cache_type!r}."
+            )
+        if cache_type == "RedisCache" and redis_url is None:
+            raise ValueError("CACHE_TYPE=RedisCache needs CACHE_REDIS_URL (redis://host:6379/0).")
+        prefix = env.get("CACHE_KEY_PREFIX", "").strip() or None
+        if prefix is not None and not re.fullmatch(r"[A-Za-z0-9._:-]{1,64}", prefix):
+            raise ValueError(
+                "CACHE_KEY_PREFIX may hold up to 64 letters, digits and '.', '_', ':', '-'; "
+                f"got {prefix[:80]!r}."
+            )
+        ancestors = env.get("FRAME_ANCESTORS", "").strip()
+        paths = {
+            name: _pathname_prefix(env, f"DASH_{name.upper()}")
+            for name in ("url_base_pathname", "requests_pathname_prefix", "routes_pathname_prefix")
+        }
+        if paths["url_base_pathname"] and (
+            paths["requests_pathname_prefix"] or paths["routes_pathname_prefix"]
+        ):
+            raise ValueError(
+                "Set either DASH_URL_BASE_PATHNAME (the app and the browser use the same prefix) "
+                "or DASH_REQUESTS_PATHNAME_PREFIX/DASH_ROUTES_PATHNAME_PREFIX (a proxy rewrites "
+                "the prefix), not both."
             )
         return cls(
             cache_type=cache_type,
             cache_dir=env.get("CACHE_DIR", "").strip() or cls.cache_dir,
             cache_timeout=_integer(env, "CACHE_DEFAULT_TIMEOUT", cls.cache_timeout, 1, 30 * 86400),
             cache_threshold=_integer(env, "CACHE_THRESHOLD", cls.cache_threshold, 10, 10**7),
+            cache_redis_url=redis_url,
+            cache_key_prefix=prefix,
+            frame_ancestors=frame_ancestors(ancestors) if ancestors else None,
+            **paths,
         )
 
     def flask_caching_config(self) -> dict:
@@ -59,6 +174,19 @@ class Settings:
             "CACHE_DEFAULT_TIMEOUT": self.cache_timeout,
             "CACHE_THRESHOLD": self.cache_threshold,
         }
+        if self.cache_key_prefix:
+            config["CACHE_KEY_PREFIX"] = self.cache_key_prefix
         if self.cache_type == "FileSystemCache":
             config["CACHE_DIR"] = self.cache_dir
+        if self.cache_type == "RedisCache":
+            config["CACHE_REDIS_URL"] = self.cache_redis_url
+            config["CACHE_OPTIONS"] = {
+                "socket_timeout": REDIS_TIMEOUT_SECONDS,
+                "socket_connect_timeout": REDIS_TIMEOUT_SECONDS,
+            }
         return config
+
+    def dash_paths(self) -> dict[str, str]:
+        """The path-prefix arguments for :class:`dash.Dash` (only those that are set)."""
+        names = ("url_base_pathname", "requests_pathname_prefix", "routes_pathname_prefix")
+        return {name: getattr(self, name) for name in names if getattr(self, name)}

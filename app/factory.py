@@ -3,11 +3,13 @@
 
 from __future__ import annotations
 
+import json
 import logging
+from collections.abc import Callable
 from urllib.parse import parse_qs
 
 from dash import Dash, Input, Output, State, dcc, html
-from flask import jsonify
+from flask import Response, jsonify
 from flask_caching import Cache
 from werkzeug.exceptions import HTTPException
 
@@ -15,7 +17,7 @@ from solvers.performance import keep_freed_memory
 
 from . import components
 from .cache import ResultCache
-from .config import Settings
+from .config import MAX_REQUEST_BYTES, Settings
 from .views import VIEWS
 
 __all__ = ["create_app"]
@@ -27,13 +29,14 @@ def _embed(search: str | None) -> bool:
     return parse_qs((search or "").lstrip("?")).get("embed", ["0"])[0] in ("1", "true", "yes")
 
 
-def home_layout() -> html.Div:
+def home_layout(link: Callable[[str], str] = str) -> html.Div:
+    """The start page; ``link`` turns an app path into an href (adding any path prefix)."""
     cards = [
         html.Div(
             [
-                html.H2(dcc.Link(view.nav_title, href=view.path)),
+                html.H2(dcc.Link(view.nav_title, href=link(view.path))),
                 html.P(view.summary),
-                dcc.Link("Open →", href=view.path, className="card-link"),
+                dcc.Link("Open →", href=link(view.path), className="card-link"),
             ],
             className="view-card",
         )
@@ -55,6 +58,8 @@ def home_layout() -> html.Div:
 
 
 def create_app(settings: Settings | None = None, **dash_options) -> Dash:
+    """A new app instance. ``settings`` defaults to :meth:`Settings.from_env`; ``dash_options``
+    go to :class:`dash.Dash` (and override the path prefixes of ``settings``)."""
     settings = settings or Settings.from_env()
     keep_freed_memory()  # large temporaries reuse memory instead of page-faulting afresh
     app = Dash(
@@ -63,13 +68,27 @@ def create_app(settings: Settings | None = None, **dash_options) -> Dash:
         assets_folder=str(_assets_folder()),
         suppress_callback_exceptions=True,
         update_title=None,
-        **dash_options,
+        **(settings.dash_paths() | dash_options),
     )
+    app.server.config["MAX_CONTENT_LENGTH"] = MAX_REQUEST_BYTES
     flask_cache = Cache(app.server, config=settings.flask_caching_config())
     cache = ResultCache(flask_cache)
     app.server.config["RESULT_CACHE"] = cache
 
-    nav = [{"title": view.nav_title, "path": view.path} for view in VIEWS]
+    prefix = app.config.requests_pathname_prefix
+
+    def link(path: str) -> str:
+        """An app path ("/single-neuron") as the browser must request it (with the prefix)."""
+        return prefix.rstrip("/") + path if path != "/" else prefix
+
+    def app_path(pathname: str) -> str | None:
+        """The browser's pathname without the prefix, or None if it lies outside the app."""
+        base = prefix.rstrip("/")
+        if base and not (pathname == base or pathname.startswith(base + "/")):
+            return None
+        return "/" + pathname[len(base) :].strip("/")
+
+    nav = [{"title": view.nav_title, "path": link(view.path)} for view in VIEWS]
     by_path = {view.path: view for view in VIEWS}
 
     app.layout = html.Div([dcc.Location(id="url"), html.Div(id="page")])
@@ -79,28 +98,65 @@ def create_app(settings: Settings | None = None, **dash_options) -> Dash:
         pathname = pathname if isinstance(pathname, str) else "/"
         search = search if isinstance(search, str) else ""
         embed = _embed(search)
-        view = by_path.get(pathname.rstrip("/") or "/")
+        path = app_path(pathname)
+        shell = {"nav": nav, "home": link("/"), "embed": embed}
+        view = by_path.get(path) if path else None
         if view is not None:
             return components.page_shell(
-                view.layout(search, embed), nav=nav, current=view.path, embed=embed
+                view.layout(search, embed), current=link(view.path), **shell
             )
-        if pathname in ("/", ""):
-            return components.page_shell(home_layout(), nav=nav, current="/", embed=embed)
+        if path == "/":
+            return components.page_shell(home_layout(link), current=link("/"), **shell)
         body = html.Div(
             [
                 html.H1("Page not found"),
                 html.P(["Nothing lives at ", html.Code(pathname[:100]), "."]),
-                dcc.Link("Back to the start page", href="/"),
+                dcc.Link("Back to the start page", href=link("/")),
             ]
         )
-        return components.page_shell(body, nav=nav, current="", embed=embed)
+        return components.page_shell(body, current="", **shell)
 
     for view in VIEWS:
         view.register(app, cache)
 
+    _add_health_check(app, settings, cache)
+    _add_security_headers(app, settings)
     _refuse_malformed_requests(app)
     _register_component_bundles(app)
     return app
+
+
+def _add_health_check(app: Dash, settings: Settings, cache: ResultCache) -> None:
+    """``/healthz`` (and under the routes prefix) for load balancers: cheap, always 200 while
+    the worker serves. A failing cache does not make the app unhealthy — pages still compute."""
+
+    def health():
+        body = {"status": "ok", "cache": settings.cache_type, "cache_available": cache.available}
+        return Response(json.dumps(body), mimetype="application/json")
+
+    paths = {"/healthz", app.config.routes_pathname_prefix + "healthz"}
+    for number, path in enumerate(sorted(paths)):
+        app.server.add_url_rule(path, f"healthz_{number}", health, methods=["GET", "HEAD"])
+
+
+def _add_security_headers(app: Dash, settings: Settings) -> None:
+    """Headers on every answer. Embedding in iframes is allowed unless ``FRAME_ANCESTORS``
+    names the pages that may embed the app; no ``X-Frame-Options`` is sent, as it cannot name
+    several origins and would override the CSP in old browsers."""
+    policy = ["base-uri 'self'", "object-src 'none'", "form-action 'self'"]
+    if settings.frame_ancestors:
+        policy.append(f"frame-ancestors {settings.frame_ancestors}")
+    headers = {
+        "Content-Security-Policy": "; ".join(policy),
+        "X-Content-Type-Options": "nosniff",
+        "Referrer-Policy": "strict-origin-when-cross-origin",
+    }
+
+    @app.server.after_request
+    def secure(response):
+        for name, value in headers.items():
+            response.headers.setdefault(name, value)
+        return response
 
 
 def _register_component_bundles(app: Dash) -> None:
