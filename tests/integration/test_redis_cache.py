@@ -1,0 +1,113 @@
+"""The Redis cache path against a real ``redis-server`` (started by the test suite on loopback):
+results shared between app instances — as between machines behind a load balancer — and a
+Redis that goes away costs nothing but the cache."""
+
+import pytest
+import redis
+
+from app import create_app
+from app.config import Settings
+from app.views import VIEWS
+from tests import servers
+from tests.dash_client import payload
+
+VIEW = VIEWS[0]
+
+
+def _main_callback(dependencies: list[dict]) -> dict:
+    return next(d for d in dependencies if f"{VIEW.key}-summary.children" in d["output"])
+
+
+def _controls(values) -> dict:
+    names = VIEW.spec.names
+    return {
+        f"{VIEW.key}-{name}.value": control
+        for name, control in zip(names, VIEW.spec.controls(values), strict=True)
+    }
+
+
+def _move(client, dependencies, **changes):
+    values = VIEW.spec.with_overrides(changes)
+    body = payload(
+        _main_callback(dependencies),
+        _controls(values)
+        | {f"{VIEW.key}-extras.data": {}, f"{VIEW.key}-initial-messages.data": []},
+    )
+    response = client.post("/_dash-update-component", json=body)
+    assert response.status_code == 200
+    return response.get_json()["response"]
+
+
+def _machine(redis_url: str, prefix: str):
+    """One 'machine': its own app instance, sharing only the Redis server."""
+    settings = Settings.from_env({"CACHE_REDIS_URL": redis_url, "CACHE_KEY_PREFIX": prefix})
+    app = create_app(settings)
+    client = app.server.test_client()
+    return app, client, client.get("/_dash-dependencies").get_json()
+
+
+def test_two_machines_share_results_through_redis(redis_url):
+    first, first_client, dependencies = _machine(redis_url, "shared-test:")
+    second, second_client, _ = _machine(redis_url, "shared-test:")
+    first_cache = first.server.config["RESULT_CACHE"]
+    second_cache = second.server.config["RESULT_CACHE"]
+
+    answer = _move(first_client, dependencies, delta=2.5, horizon=31.0)
+    assert (first_cache.misses, first_cache.hits) == (1, 0)
+    stored = redis.Redis.from_url(redis_url).keys("shared-test:*")
+    assert len(stored) == 1 and stored[0].decode().startswith(f"shared-test:lazy-rich:1:{VIEW.key}")
+
+    again = _move(second_client, dependencies, delta=2.5, horizon=31.0)
+    assert (second_cache.misses, second_cache.hits) == (0, 1)  # computed by the other machine
+    assert again == answer
+
+
+def test_key_prefixes_keep_deployments_apart(redis_url):
+    _, client_a, dependencies = _machine(redis_url, "course-a:")
+    other, client_b, _ = _machine(redis_url, "course-b:")
+    _move(client_a, dependencies, delta=-1.25)
+    _move(client_b, dependencies, delta=-1.25)
+    assert other.server.config["RESULT_CACHE"].hits == 0
+    server = redis.Redis.from_url(redis_url)
+    assert server.keys("course-a:*") and server.keys("course-b:*")
+
+
+def test_entries_expire_after_the_configured_time(redis_url):
+    settings = Settings.from_env(
+        {"CACHE_REDIS_URL": redis_url, "CACHE_KEY_PREFIX": "expiry:", "CACHE_DEFAULT_TIMEOUT": "7"}
+    )
+    client = create_app(settings).server.test_client()
+    _move(client, client.get("/_dash-dependencies").get_json(), delta=0.75)
+    server = redis.Redis.from_url(redis_url)
+    (key,) = server.keys("expiry:*")
+    assert 0 < server.ttl(key) <= 7
+
+
+def test_a_vanished_redis_costs_only_the_cache_and_is_used_again_when_back():
+    """Redis stops mid-lecture: pages still compute (the same answers) and the broken backend
+    is bypassed after the first failure instead of delaying every request; once Redis is back
+    (and the bypass time is over) results are stored again."""
+    if servers.redis_binary() is None:
+        pytest.skip("redis-server is not installed")
+    with servers.redis_server() as (url, process):
+        app, client, dependencies = _machine(url, "vanishing:")
+        cache = app.server.config["RESULT_CACHE"]
+        before = _move(client, dependencies, delta=4.0)
+        process.terminate()
+        process.wait(10)
+
+        fresh = _move(client, dependencies, delta=4.0)  # the cached copy went with Redis
+        assert fresh == before
+        assert cache.failures == 1 and not cache.available
+        for delta in (1.0, 2.0, 3.0):  # bypassed: no further attempts, so no further timeouts
+            _move(client, dependencies, delta=delta)
+        assert cache.failures == 1
+        assert client.get("/healthz").get_json()["cache_available"] is False
+
+    port = int(url.rsplit(":", 1)[1].split("/")[0])
+    with servers.redis_server(port=port):
+        cache.retry_after = 0.0
+        cache._bypass_until = 0.0  # the bypass time is over
+        _move(client, dependencies, delta=5.0)
+        assert cache.failures == 1 and cache.available
+        assert len(redis.Redis.from_url(url).keys("vanishing:*")) == 1
