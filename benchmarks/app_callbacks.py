@@ -2,8 +2,8 @@
 
     python benchmarks/app_callbacks.py [--requests 60] [--workers 2]
 
-Starts ``gunicorn app:server`` on a free loopback port (file-system cache in a fresh folder),
-then, for each view:
+Starts the Procfile's ``gunicorn app:server`` on a free loopback port (file-system cache in a
+fresh folder), then, for each view:
 
 * **slider move** — the main callback with one slider moved to a fresh random value each time,
   so every request is a cache miss (what a student dragging a slider causes);
@@ -17,13 +17,9 @@ shared and noisy: quote medians.
 from __future__ import annotations
 
 import argparse
-import os
 import random
-import socket
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -33,50 +29,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from app.views import VIEWS  # noqa: E402
+from tests import servers  # noqa: E402
 from tests.dash_client import payload  # noqa: E402
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def start_server(workers: int) -> tuple[subprocess.Popen, str]:
-    port = free_port()
-    env = os.environ | {
-        "CACHE_TYPE": "FileSystemCache",
-        "CACHE_DIR": tempfile.mkdtemp(prefix="bench-cache-"),
-    }
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "gunicorn",
-            "app:server",
-            "--bind",
-            f"127.0.0.1:{port}",
-            "--workers",
-            str(workers),
-            "--threads",
-            "4",
-            "--timeout",
-            "60",
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
-    for _ in range(200):
-        try:
-            if requests.get(url + "/", timeout=1).status_code == 200:
-                return process, url
-        except requests.ConnectionError:
-            time.sleep(0.2)
-    process.kill()
-    raise RuntimeError("the server did not start")
 
 
 def control_values(view, values) -> dict:
@@ -123,8 +77,7 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     options = parser.parse_args()
     rng = random.Random(0)
-    process, url = start_server(options.workers)
-    try:
+    with servers.gunicorn(workers=options.workers, threads=4) as (url, _):
         session = requests.Session()
         dependencies = session.get(url + "/_dash-dependencies").json()
         print(
@@ -164,9 +117,6 @@ def main() -> None:
             print(summarise(f"{view.nav_title}: same request again (cached)", repeats))
             print(summarise(f"{view.nav_title}: preset", presets))
             print(summarise(f"{view.nav_title}: CSV download", downloads))
-    finally:
-        process.terminate()
-        process.wait(10)
 
 
 if __name__ == "__main__":
