@@ -18,6 +18,7 @@ from solvers.performance import keep_freed_memory
 from . import components
 from .cache import ResultCache
 from .config import MAX_REQUEST_BYTES, Settings
+from .pages import PAGES
 from .views import VIEWS
 
 __all__ = ["create_app"]
@@ -88,8 +89,11 @@ def create_app(settings: Settings | None = None, **dash_options) -> Dash:
             return None
         return "/" + pathname[len(base) :].strip("/")
 
-    nav = [{"title": view.nav_title, "path": link(view.path)} for view in VIEWS]
+    nav = [{"title": view.nav_title, "path": link(view.path)} for view in VIEWS] + [
+        {"title": page.nav_title, "path": link(page.path)} for page in PAGES
+    ]
     by_path = {view.path: view for view in VIEWS}
+    pages = {page.path: page for page in PAGES}
 
     app.layout = html.Div([dcc.Location(id="url"), html.Div(id="page")])
 
@@ -105,6 +109,10 @@ def create_app(settings: Settings | None = None, **dash_options) -> Dash:
             return components.page_shell(
                 view.layout(search, embed), current=link(view.path), **shell
             )
+        if path in pages:
+            page = pages[path]
+            body = page.layout(link, search, embed)
+            return components.page_shell(body, current=link(page.path), **shell)
         if path == "/":
             return components.page_shell(home_layout(link), current=link("/"), **shell)
         body = html.Div(
@@ -118,6 +126,9 @@ def create_app(settings: Settings | None = None, **dash_options) -> Dash:
 
     for view in VIEWS:
         view.register(app, cache)
+    for page in PAGES:
+        if page.register is not None:
+            page.register(app, cache)
 
     _add_health_check(app, settings, cache)
     _add_security_headers(app, settings)
