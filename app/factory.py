@@ -32,17 +32,23 @@ def _embed(search: str | None) -> bool:
 
 def home_layout(link: Callable[[str], str] = str) -> html.Div:
     """The start page; ``link`` turns an app path into an href (adding any path prefix)."""
-    cards = [
-        html.Div(
+
+    def cards(views) -> html.Div:
+        return html.Div(
             [
-                html.H2(dcc.Link(view.nav_title, href=link(view.path))),
-                html.P(view.summary),
-                dcc.Link("Open →", href=link(view.path), className="card-link"),
+                html.Div(
+                    [
+                        html.H2(dcc.Link(view.nav_title, href=link(view.path))),
+                        html.P(view.summary),
+                        dcc.Link("Open →", href=link(view.path), className="card-link"),
+                    ],
+                    className="view-card",
+                )
+                for view in views
             ],
-            className="view-card",
+            className="cards",
         )
-        for view in VIEWS
-    ]
+
     intro = components.explanation(
         "How does a neural network learn? In the **lazy** regime its features — the neural "
         "tangent kernel (NTK) — hardly move: training is kernel regression with the kernel it "
@@ -52,8 +58,25 @@ def home_layout(link: Callable[[str], str] = str) -> html.Div:
         "can be solved *exactly*; every curve in this explorer is such an exact solution, with a "
         "real gradient-descent run drawn on top."
     )
+    maps = [view for view in VIEWS if not view.in_nav]
     return html.Div(
-        [html.H1("Lazy vs rich learning, exactly"), intro, html.Div(cards, className="cards")],
+        [
+            html.H1("Lazy vs rich learning, exactly"),
+            intro,
+            cards(view for view in VIEWS if view.in_nav),
+            *(
+                [
+                    html.H2("Phase portraits: where the boundary lies", id="maps"),
+                    components.explanation(
+                        "Each map is a whole grid of exact solutions, recomputed as you move "
+                        "its time slider. Click a cell to open that trajectory."
+                    ),
+                    cards(maps),
+                ]
+                if maps
+                else []
+            ),
+        ],
         className="home",
     )
 
@@ -89,9 +112,11 @@ def create_app(settings: Settings | None = None, **dash_options) -> Dash:
             return None
         return "/" + pathname[len(base) :].strip("/")
 
-    nav = [{"title": view.nav_title, "path": link(view.path)} for view in VIEWS] + [
-        {"title": page.nav_title, "path": link(page.path)} for page in PAGES
-    ]
+    nav = [{"title": view.nav_title, "path": link(view.path)} for view in VIEWS if view.in_nav]
+    maps = [view for view in VIEWS if not view.in_nav]
+    if maps:  # one entry for the maps; the start page lists all of them
+        nav.append({"title": "Maps", "path": link(maps[0].path)})
+    nav += [{"title": page.nav_title, "path": link(page.path)} for page in PAGES]
     by_path = {view.path: view for view in VIEWS}
     pages = {page.path: page for page in PAGES}
 

@@ -23,6 +23,7 @@ __all__ = [
     "heatmap",
     "pack",
     "plot_times",
+    "portrait",
     "rounded",
     "thin",
 ]
@@ -260,6 +261,64 @@ def heatmap(
         "uirevision": "keep",
     }
     return {"data": [trace], "layout": layout}
+
+
+def portrait(
+    z: np.ndarray,
+    x: np.ndarray,
+    y: np.ndarray,
+    *,
+    x_title: str,
+    y_title: str,
+    colorbar: str,
+    log_x: bool = False,
+    log_y: bool = False,
+    zmin: float | None = None,
+    zmax: float | None = None,
+    colorscale: str = "Viridis",
+    labels: Sequence[tuple[float, float, str]] = (),
+    hover: str = "%{x:.3g}, %{y:.3g}: %{z:.3g}",
+    height: int = 380,
+) -> dict:
+    """A phase portrait: ``z[i, j]`` at ``(x[j], y[i])`` on a sequential colour scale, with the
+    regimes' names written on it (``labels``: (x, y, text) in data coordinates)."""
+    trace = {
+        "type": "heatmap",
+        "z": np.asarray(z, dtype=float),
+        "x": np.asarray(x, dtype=float),
+        "y": np.asarray(y, dtype=float),
+        "colorscale": colorscale,
+        "colorbar": {"title": {"text": colorbar, "side": "right"}, "thickness": 12},
+        "hovertemplate": hover + "<extra></extra>",
+    }
+    if zmin is not None:
+        trace["zmin"] = zmin
+    if zmax is not None:
+        trace["zmax"] = zmax
+    annotations = [
+        {
+            "x": float(np.log10(lx)) if log_x else lx,
+            "y": float(np.log10(ly)) if log_y else ly,
+            "text": f"<b>{text}</b>",
+            "showarrow": False,
+            "font": {"size": 14, "color": "#111"},
+            "bgcolor": "rgba(255,255,255,0.78)",
+            "borderpad": 3,
+        }
+        for lx, ly, text in labels
+    ]
+    return figure(
+        [trace],
+        x_title=x_title,
+        y_title=y_title,
+        log_x=log_x,
+        log_y=log_y,
+        height=height,
+        show_legend=False,
+        annotations=annotations,
+        hovermode="closest",
+        margin={"l": 64, "r": 10, "t": 14, "b": 48},
+    )
 
 
 _ARRAY_KEYS = ("x", "y", "z", "surfacecolor", "customdata", "text")

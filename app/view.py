@@ -104,6 +104,15 @@ class View:
     export: Callable[[Mapping[str, Any], Any], Mapping[str, Mapping[str, np.ndarray]]]
     #: names of the fields shown in each control group, in order: [(heading, [names])]
     groups: Sequence[tuple[str, Sequence[str]]] = ()
+    #: False for views with nothing to animate along time (maps): the play bar is hidden
+    animated: bool = True
+    #: graph name → ``opener(values, point)`` giving ``(view, overrides)`` to open when a point
+    #: of that graph is clicked (``point`` is plotly's clickData point), or None to stay
+    click_targets: Mapping[str, Callable[[Mapping[str, Any], Mapping[str, Any]], Any]] = field(
+        default_factory=dict
+    )
+    #: whether the navigation bar lists the view (maps are reached from their own page)
+    in_nav: bool = True
 
     # -- computing ------------------------------------------------------------------------
 
@@ -175,7 +184,15 @@ class View:
                 *([] if embed else [html.H1(self.title), components.explanation(self.intro)]),
                 components.message_box(self.key, parsed.messages),
                 html.Div(id=f"{self.key}-summary", className="summary"),
-                components.animation_bar(self.key, frame),
+                html.Div(
+                    components.animation_bar(self.key, frame),
+                    hidden=not self.animated,
+                ),
+                *(
+                    [html.P("Click a cell to open its trajectory.", className="click-hint")]
+                    if self.click_targets and not embed
+                    else []
+                ),
                 html.Div(panels, className="graph-grid"),
             ],
             className="content",
@@ -186,6 +203,11 @@ class View:
                 dcc.Store(id=f"{self.key}-extras", data=extras),
                 dcc.Store(id=f"{self.key}-initial-messages", data=list(parsed.messages)),
                 dcc.Store(id=f"{self.key}-frames"),
+                *(
+                    [dcc.Location(id=f"{self.key}-open", refresh="callback-nav")]
+                    if self.click_targets
+                    else []
+                ),
                 html.Div([sidebar, content], className="view-body"),
             ],
             className=f"view view-{self.key}",
@@ -247,8 +269,59 @@ class View:
             last,
         )
 
+    def open_target(
+        self,
+        graph: str,
+        point: Any,
+        raw_controls: Sequence[Any],
+        extras: Any,
+        prefix: str = "/",
+    ) -> str | None:
+        """The href (with the deployment's path prefix) that a click on ``point`` of ``graph``
+        opens, carrying the link settings (``embed``) over; None when there is nothing to open.
+        ``point`` comes from the browser and is validated like everything else."""
+        opener = self.click_targets.get(graph)
+        if opener is None or not isinstance(point, dict):
+            return None
+        values = self.spec.parse_controls(raw_controls).values
+        try:
+            target = opener(values, point)
+        except (TypeError, ValueError, KeyError, IndexError, OverflowError):
+            return None
+        if target is None:
+            return None
+        view, overrides = target
+        extras = extras if isinstance(extras, dict) else {}
+        passthrough = {k: str(v)[:20] for k, v in extras.items() if k in view.spec.passthrough}
+        search = view.spec.encode(view.spec.with_overrides(overrides), passthrough)
+        return prefix.rstrip("/") + view.path + search
+
     def register(self, app: Dash, cache: ResultCache) -> None:
         key = self.key
+        if self.click_targets:
+            graphs = list(self.click_targets)
+            prefix = app.config.requests_pathname_prefix
+
+            @app.callback(
+                Output(f"{key}-open", "href"),
+                [Input(f"{key}-graph-{graph}", "clickData") for graph in graphs],
+                self.control_states(),
+                State(f"{key}-extras", "data"),
+                prevent_initial_call=True,
+            )
+            def open_clicked(*args):
+                from dash import ctx
+
+                clicks, controls, extras = args[: len(graphs)], args[len(graphs) : -1], args[-1]
+                trigger = ctx.triggered_id if isinstance(ctx.triggered_id, str) else ""
+                graph = trigger.removeprefix(f"{key}-graph-")
+                if graph not in graphs:
+                    return no_update
+                click = clicks[graphs.index(graph)]
+                points = click.get("points") if isinstance(click, dict) else None
+                point = points[0] if isinstance(points, list) and points else None
+                href = self.open_target(graph, point, controls, extras, prefix)
+                return href if href is not None else no_update
 
         @app.callback(
             [Output(graph, "figure") for graph in self.graph_ids()]
