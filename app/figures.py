@@ -279,9 +279,13 @@ def portrait(
     labels: Sequence[tuple[float, float, str]] = (),
     hover: str = "%{x:.3g}, %{y:.3g}: %{z:.3g}",
     height: int = 380,
+    x_ticks: tuple[Sequence[float], Sequence[str]] | None = None,
+    customdata: np.ndarray | None = None,
 ) -> dict:
     """A phase portrait: ``z[i, j]`` at ``(x[j], y[i])`` on a sequential colour scale, with the
-    regimes' names written on it (``labels``: (x, y, text) in data coordinates)."""
+    regimes' names written on it (``labels``: (x, y, text) in data coordinates). ``x_ticks``
+    (positions, texts) labels an axis drawn in transformed coordinates; ``customdata`` (same
+    shape as z) is available to ``hover`` as ``%{customdata}``."""
     trace = {
         "type": "heatmap",
         "z": np.asarray(z, dtype=float),
@@ -291,6 +295,8 @@ def portrait(
         "colorbar": {"title": {"text": colorbar, "side": "right"}, "thickness": 12},
         "hovertemplate": hover + "<extra></extra>",
     }
+    if customdata is not None:
+        trace["customdata"] = np.asarray(customdata, dtype=float)
     if zmin is not None:
         trace["zmin"] = zmin
     if zmax is not None:
@@ -307,7 +313,7 @@ def portrait(
         }
         for lx, ly, text in labels
     ]
-    return figure(
+    result = figure(
         [trace],
         x_title=x_title,
         y_title=y_title,
@@ -319,6 +325,13 @@ def portrait(
         hovermode="closest",
         margin={"l": 64, "r": 10, "t": 14, "b": 48},
     )
+    if x_ticks is not None:
+        result["layout"]["xaxis"] |= {
+            "tickmode": "array",
+            "tickvals": [float(v) for v in x_ticks[0]],
+            "ticktext": list(x_ticks[1]),
+        }
+    return result
 
 
 _ARRAY_KEYS = ("x", "y", "z", "surfacecolor", "customdata", "text")

@@ -299,25 +299,28 @@ class View:
     def register(self, app: Dash, cache: ResultCache) -> None:
         key = self.key
         if self.click_targets:
-            graphs = list(self.click_targets)
+            clickable = list(self.click_targets)
             prefix = app.config.requests_pathname_prefix
 
             @app.callback(
                 Output(f"{key}-open", "href"),
-                [Input(f"{key}-graph-{graph}", "clickData") for graph in graphs],
-                self.control_states(),
-                State(f"{key}-extras", "data"),
+                inputs=[Input(f"{key}-graph-{graph}", "clickData") for graph in clickable],
+                state=[*self.control_states(), State(f"{key}-extras", "data")],
                 prevent_initial_call=True,
             )
             def open_clicked(*args):
                 from dash import ctx
 
-                clicks, controls, extras = args[: len(graphs)], args[len(graphs) : -1], args[-1]
+                clicks, controls, extras = (
+                    args[: len(clickable)],
+                    args[len(clickable) : -1],
+                    args[-1],
+                )
                 trigger = ctx.triggered_id if isinstance(ctx.triggered_id, str) else ""
                 graph = trigger.removeprefix(f"{key}-graph-")
-                if graph not in graphs:
+                if graph not in clickable:
                     return no_update
-                click = clicks[graphs.index(graph)]
+                click = clicks[clickable.index(graph)]
                 points = click.get("points") if isinstance(click, dict) else None
                 point = points[0] if isinstance(points, list) and points else None
                 href = self.open_target(graph, point, controls, extras, prefix)

@@ -22,6 +22,10 @@ from . import single_neuron as trajectory
 #: the grid stays inside the trajectory view's ranges, so a clicked cell opens unclamped
 TAU_RANGE = (trajectory.SPEC.by_name["tau"].low, trajectory.SPEC.by_name["tau"].high)
 DELTA_LIMIT = trajectory.SPEC.by_name["delta"].high
+#: the δ axis is linear for |δ| below this and logarithmic above (x = arsinh(δ/δ₀)): being
+#: balanced is relative to the size of the weights, |δ| ≪ ‖β₀‖ = τ² — down to ~1e-3 at the
+#: smallest τ — so on a linear δ axis the rich band would be thinner than one cell
+DELTA_LINEAR = 1e-4
 
 SPEC = StateSpec(
     (
@@ -123,12 +127,31 @@ def _unit(degrees: float) -> np.ndarray:
     return np.array([math.cos(radians), math.sin(radians)])
 
 
+def delta_position(delta):
+    """Where δ lies on the map's horizontal axis (linear near 0, logarithmic beyond)."""
+    return np.arcsinh(np.asarray(delta, dtype=float) / DELTA_LINEAR)
+
+
+def delta_at(position):
+    """The δ at a position of the map's horizontal axis (inverse of :func:`delta_position`)."""
+    return DELTA_LINEAR * np.sinh(np.asarray(position, dtype=float))
+
+
 def grid(values: Mapping[str, Any]) -> tuple[np.ndarray, np.ndarray]:
-    """(scales τ, deltas δ) of the map."""
+    """(scales τ, deltas δ) of the map: τ geometric, δ evenly spaced on the map's δ axis
+    (a column at δ = 0 exactly when the count is odd)."""
     count = values["resolution"]
     scales = np.geomspace(*TAU_RANGE, count)
-    deltas = np.linspace(-values["spread"], values["spread"], count)
+    edge = float(delta_position(values["spread"]))
+    deltas = delta_at(np.linspace(-edge, edge, count))
     return scales, deltas
+
+
+def _delta_ticks(spread: float) -> tuple[list[float], list[str]]:
+    powers = [10.0**k for k in range(-3, 3) if 10.0**k <= spread * 1.0001]
+    values = [-p for p in reversed(powers)] + [0.0] + powers
+    texts = [f"{v:g}".replace("-", "−") for v in values]
+    return [float(delta_position(v)) for v in values], texts
 
 
 def compute(values: Mapping[str, Any]) -> dict:
@@ -162,35 +185,40 @@ def compute(values: Mapping[str, Any]) -> dict:
 def _labels(values: Mapping[str, Any]) -> list[tuple[float, float, str]]:
     if not values["labels"]:
         return []
-    spread, (low, high) = values["spread"], TAU_RANGE
-    small = low * (high / low) ** 0.15
+    edge, (low, high) = float(delta_position(values["spread"])), TAU_RANGE
+    small = low * (high / low) ** 0.12
     return [
-        (0.7 * spread, math.sqrt(low * high), "lazy"),
+        (0.85 * edge, math.sqrt(low * high), "lazy"),
         (0.0, small, "rich"),
-        (-0.7 * spread, small, "delayed rich"),
+        (-0.85 * edge, small, "delayed rich"),
     ]
 
 
 def render(values: Mapping[str, Any], result: dict) -> Rendered:
     scales, deltas = result["scales"], result["deltas"]
     distance = result["kernel_distance"]
+    x = delta_position(deltas)
+    ticks = _delta_ticks(values["spread"])
+    shown_deltas = np.broadcast_to(deltas, distance.shape)
     kernel_figure = fig.portrait(
         distance,
-        deltas,
+        x,
         scales,
-        x_title="relative scale δ  (downstream < 0 < upstream)",
+        x_title="relative scale δ  (downstream < 0 < upstream; logarithmic beyond ±10⁻⁴)",
         y_title="initial scale τ",
         colorbar="S(0, t)",
         log_y=True,
         zmin=0.0,
         zmax=max(1.0, float(np.max(distance))),
         labels=_labels(values),
-        hover="δ = %{x:.3g}, τ = %{y:.3g}: S = %{z:.3g}",
+        hover="δ = %{customdata:.3g}, τ = %{y:.3g}: S = %{z:.3g}",
         height=420,
+        x_ticks=ticks,
+        customdata=shown_deltas,
     )
     loss_figure = fig.portrait(
         result["loss_ratio_log10"],
-        deltas,
+        x,
         scales,
         x_title="relative scale δ",
         y_title="initial scale τ",
@@ -198,18 +226,25 @@ def render(values: Mapping[str, Any], result: dict) -> Rendered:
         log_y=True,
         zmax=0.0,
         colorscale="Blues_r",
-        hover="δ = %{x:.3g}, τ = %{y:.3g}: log₁₀ L(t)/L(0) = %{z:.3g}",
+        hover="δ = %{customdata:.3g}, τ = %{y:.3g}: log₁₀ L(t)/L(0) = %{z:.3g}",
         height=360,
+        x_ticks=ticks,
+        customdata=shown_deltas,
     )
     rows = np.unique(np.linspace(0, len(scales) - 1, 5).round().astype(int))
     colors = fig.colors_for(np.log(scales[rows]))
     slices = [
-        fig.exact_trace(deltas, distance[row], f"τ = {scales[row]:.2g}", color)
+        fig.exact_trace(x, distance[row], f"τ = {scales[row]:.2g}", color)
         for row, color in zip(rows, colors, strict=True)
     ]
     slice_figure = fig.figure(
-        slices, x_title="relative scale δ", y_title="S(0, t)", height=360, hovermode="x unified"
+        slices, x_title="relative scale δ", y_title="S(0, t)", height=360, hovermode="closest"
     )
+    slice_figure["layout"]["xaxis"] |= {
+        "tickmode": "array",
+        "tickvals": ticks[0],
+        "ticktext": ticks[1],
+    }
     messages = []
     if result["near_saddle"]:
         messages.append(
@@ -255,12 +290,25 @@ def export(values: Mapping[str, Any], result: dict) -> dict[str, dict[str, np.nd
     }
 
 
+def _cell(values: Mapping[str, Any], point: Mapping[str, Any]) -> tuple[float, float] | None:
+    """(δ, τ) of the clicked cell, exactly: the browser sends the cell's coordinates rounded to
+    float32 (and drops its grid indices), so they are snapped to the nearest cell of the grid."""
+    position, tau = float(point["x"]), float(point["y"])
+    if not (math.isfinite(position) and math.isfinite(tau) and tau > 0):
+        return None
+    scales, deltas = grid(values)
+    column = int(np.argmin(np.abs(delta_position(deltas) - position)))
+    row = int(np.argmin(np.abs(np.log(scales) - math.log(tau))))
+    return float(deltas[column]), float(scales[row])
+
+
 def open_cell(values: Mapping[str, Any], point: Mapping[str, Any]):
     """The clicked cell's trajectory: its δ and τ, this map's target and start direction, and
     a horizon that ends at the map's time (so the last point is what the cell shows)."""
-    delta, tau = float(point["x"]), float(point["y"])
-    if not (math.isfinite(delta) and math.isfinite(tau)):
+    cell = _cell(values, point)
+    if cell is None:
         return None
+    delta, tau = cell
     horizon = min(max(values["t"], 0.5), 1000.0)
     return trajectory.VIEW, {
         "mode": "single",
