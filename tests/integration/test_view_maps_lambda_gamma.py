@@ -1,0 +1,437 @@
+"""The λ-balanced map and the kernel-alignment map: their cells against independent solver calls
+(and against the trajectory a click opens), the links a click opens, the regimes written on the
+maps, and the caps (the largest request renders; its time is printed, not asserted)."""
+
+import json
+import math
+import time
+from urllib.parse import parse_qs, urlsplit
+
+import numpy as np
+import pytest
+from plotly.utils import PlotlyJSONEncoder
+
+from app.figures import compact
+from app.views import kernel_alignment_map as gamma_map
+from app.views import lambda_balanced_map as lambda_map
+from app.views.kernel_alignment import VIEW as ALIGNMENT
+from app.views.lambda_balanced import VIEW as BALANCED
+from solvers import feature_evolution as fe
+from solvers import lambda_balanced as lb
+from tests.dash_client import payload
+
+
+def values(view, **overrides):
+    return view.VIEW.spec.with_overrides(overrides)
+
+
+def rendered(view, **overrides):
+    chosen = values(view, **overrides)
+    result = view.VIEW.compute(chosen)
+    return chosen, result, view.VIEW.render(chosen, result)
+
+
+def opened(href, target):
+    """(path, embed, validated values) of a link, checking that nothing had to be clamped."""
+    parts = urlsplit(href)
+    query = {k: v[0] for k, v in parse_qs(parts.query).items()}
+    parsed, _ = target.spec.parse_query("?" + parts.query)
+    assert parsed.messages == ()  # every value fits the target view's ranges
+    return parts.path, query.get("embed"), parsed.values
+
+
+def labels_of(figure):
+    return [
+        a["text"].removeprefix("<b>").removesuffix("</b>") for a in figure["layout"]["annotations"]
+    ]
+
+
+def timed(view, overrides):
+    """compute + render + packing of the figures, as the callback does (uncached)."""
+    chosen = values(view, **overrides)
+    start = time.perf_counter()
+    result = view.VIEW.compute(chosen)
+    out = view.VIEW.render(chosen, result)
+    figures = [compact(out.figures[p.graph]) for p in view.VIEW.panels]
+    elapsed = time.perf_counter() - start
+    json.dumps(figures, cls=PlotlyJSONEncoder)
+    return elapsed, out
+
+
+# -- the λ-balanced map ----------------------------------------------------------------------
+
+
+def trajectory_start(chosen, dims, lam, scale):
+    """The task and λ-balanced start of the trajectory view, built here from its seeding
+    convention (task from default_rng([seed, 0]), weights from default_rng([seed, 1]))."""
+    d_in, hidden, d_out = dims
+    if chosen["task"] == "hierarchy":
+        sigma_yx = lb.hierarchical_task()
+    else:
+        sigma_yx = lb.random_task(d_in, d_out, np.random.default_rng([chosen["seed"], 0]))
+    W1, W2 = lb.balanced_init(
+        d_in, hidden, d_out, lam, scale, np.random.default_rng([chosen["seed"], 1])
+    )
+    return sigma_yx, W1, W2
+
+
+@pytest.mark.parametrize(
+    "overrides",
+    [{}, {"t": 3.0, "seed": 11, "scale": 0.5, "threshold": 0.05}, {"task": "hierarchy", "seed": 1}],
+)
+def test_lambda_cells_are_the_exact_flow_from_the_trajectory_views_start(overrides):
+    chosen, result, out = rendered(lambda_map, **overrides)
+    heatmap = out.figures["kernel"]["data"][0]
+    rng = np.random.default_rng(5)
+    for _ in range(4):
+        row = int(rng.integers(len(result["shapes"])))
+        column = int(rng.integers(result["lams"].size))
+        lam, dims = float(heatmap["x"][column]), result["dimensions"][row]
+        sigma_yx, W1, W2 = trajectory_start(chosen, dims, lam, chosen["scale"])
+        path = lb.exact(W1, W2, sigma_yx, np.array([0.0, chosen["t"]]))
+        assert heatmap["z"][row, column] == pytest.approx(
+            path.kernel_distance[-1], rel=1e-8, abs=1e-12
+        )
+        assert result["loss"][row, column] == pytest.approx(path.loss[-1], rel=1e-8, abs=1e-14)
+        # the time to learn: the exact loss there is the threshold
+        crossing = result["time_to_threshold"][row, column]
+        assert math.isfinite(crossing)
+        at = lb.exact(W1, W2, sigma_yx, np.array([0.0, crossing]))
+        assert at.loss[-1] == pytest.approx(chosen["threshold"] * at.loss[0], rel=1e-8)
+
+
+def test_a_lambda_click_opens_the_same_network_in_the_trajectory_view():
+    chosen = values(lambda_map, t=42.0, seed=17, scale=0.3, spread=6.0, count=13)
+    controls = lambda_map.VIEW.spec.controls(chosen)
+    result = lambda_map.VIEW.compute(chosen)
+    row, column = 2, 9  # inverted funnel, λ = 3
+    lam = result["lams"][column]
+    assert lam == 3.0
+    exact_point = {"x": lam, "y": row, "pointNumber": [row, column]}
+    rounded = {"x": float(np.float32(lam + 0.2)), "y": 1.9}  # no indices: the nearest cell
+    for point in (exact_point, rounded):
+        href = lambda_map.VIEW.open_target("kernel", point, controls, {"embed": "1"}, "/x/")
+        path, embed, target = opened(href, BALANCED)
+        assert path == "/x" + BALANCED.path and embed == "1"
+        expected = {
+            "lam": 3.0,
+            "scale": 0.3,
+            "shape": "inverted funnel",
+            "d_in": 2,
+            "hidden": 2,
+            "d_out": 4,
+            "task": "random",
+            "init": "random",
+            "seed": 17,
+            "horizon": 42.0,
+        }
+        assert {k: target[k] for k in expected} == expected
+    # the trajectory it opens ends exactly where the cell was taken
+    trajectory = BALANCED.compute(target)
+    assert trajectory["dims"] == (2, 2, 4) and trajectory["notes"] == []
+    assert trajectory["exact"]["t"][-1] == pytest.approx(42.0)
+    assert trajectory["exact"]["kernel_distance"][-1] == pytest.approx(
+        result["kernel_distance"][row, column], rel=1e-9, abs=1e-12
+    )
+    # a point of the Fig. 5B curves: the curve is the architecture
+    point = {"x": lam, "y": 0.1, "curveNumber": 0, "pointNumber": column}
+    _, _, target = opened(lambda_map.VIEW.open_target("lines", point, controls, {}), BALANCED)
+    assert target["shape"] == "funnel" and (target["d_in"], target["d_out"]) == (4, 2)
+
+
+def test_a_click_on_the_scale_map_opens_that_scale():
+    chosen = values(lambda_map, scale_map="square", scale_rows=5, t=5.0)
+    controls = lambda_map.VIEW.spec.controls(chosen)
+    result = lambda_map.VIEW.compute(chosen)
+    scale_map = result["scale_map"]
+    row, column = 3, 4
+    point = {"x": scale_map["lams"][column], "y": scale_map["scales"][row]}
+    for click in (point | {"pointNumber": [row, column]}, point):
+        href = lambda_map.VIEW.open_target("scales", click, controls, {})
+        _, _, target = opened(href, BALANCED)
+        assert target["scale"] == scale_map["scales"][row]
+        assert target["lam"] == scale_map["lams"][column] and target["shape"] == "square"
+    # and that cell is the exact flow from the trajectory view's start
+    sigma_yx, W1, W2 = trajectory_start(
+        chosen, (3, 3, 3), target["lam"], float(scale_map["scales"][row])
+    )
+    path = lb.exact(W1, W2, sigma_yx, np.array([0.0, 5.0]))
+    assert scale_map["kernel_distance"][row, column] == pytest.approx(
+        path.kernel_distance[-1], rel=1e-8, abs=1e-12
+    )
+    # with the map switched off there is nothing to open
+    off = lambda_map.VIEW.spec.controls(values(lambda_map))
+    assert lambda_map.VIEW.open_target("scales", point, off, {}) is None
+
+
+@pytest.mark.parametrize(
+    "point",
+    [
+        None,
+        {},
+        {"x": "a", "y": 1},
+        {"x": float("nan"), "y": 1.0},
+        [1, 2],
+        {"x": 1},
+        {"x": 0, "y": 7},
+    ],
+)
+def test_a_malformed_lambda_click_opens_nothing(point):
+    controls = lambda_map.VIEW.spec.controls(values(lambda_map))
+    assert lambda_map.VIEW.open_target("kernel", point, controls, None) is None
+    assert lambda_map.VIEW.open_target("lines", point, controls, None) is None
+
+
+def test_the_lambda_regimes_are_written_where_the_numbers_put_them():
+    _, result, out = rendered(lambda_map, t=100.0)
+    written = out.figures["kernel"]["layout"]["annotations"]
+    by_row = {}
+    for note in written:
+        by_row.setdefault(round(note["y"]), {})[np.sign(note["x"])] = note["text"]
+    funnel, square, inverted = (result["shapes"].index(n) for n in lb.SHAPES)
+    assert by_row[funnel] == {-1: "<b>delayed rich</b>", 0: "<b>rich</b>", 1: "<b>lazy</b>"}
+    assert by_row[inverted] == {-1: "<b>lazy</b>", 0: "<b>rich</b>", 1: "<b>delayed rich</b>"}
+    assert by_row[square] == {-1: "<b>lazy</b>", 0: "<b>rich</b>", 1: "<b>lazy</b>"}
+    # what the numbers show: the lazy ends hardly move, the delayed-rich ends have moved
+    distance, lams = result["kernel_distance"], result["lams"]
+    far = np.abs(lams) >= 6
+    assert distance[funnel][far & (lams > 0)].max() < 0.01
+    assert distance[inverted][far & (lams < 0)].max() < 0.01
+    assert distance[square][far].max() < 0.01
+    assert distance[funnel][far & (lams < 0)].min() > 0.3
+    assert distance[inverted][far & (lams > 0)].min() > 0.3
+    assert distance[square][lams == 0] > 0.1
+    # early on the delayed-rich side is still on its plateau, and the label says so
+    _, early, early_out = rendered(lambda_map, t=1.0)
+    assert early["kernel_distance"][funnel][far & (lams < 0)].max() < 0.05
+    assert labels_of(early_out.figures["kernel"]).count("lazy so far (rich later)") == 2
+    # and at the very start nothing has moved yet, not even at λ = 0
+    _, start, start_out = rendered(lambda_map, t=0.1)
+    assert start["kernel_distance"][:, lams == 0].max() < lambda_map.MOVED
+    assert labels_of(start_out.figures["kernel"]).count("rich later") == 3
+    # labels can be switched off (a display option: the result is reused)
+    hidden = lambda_map.VIEW.render(values(lambda_map, labels=False), result)
+    assert hidden.figures["kernel"]["layout"]["annotations"] == []
+
+
+def test_lambda_caps_are_clamped_and_the_largest_map_renders():
+    spec = lambda_map.VIEW.spec
+    parsed = spec.parse({"count": 10**6, "scale_rows": 999, "spread": 1e9, "t": 1e300})
+    assert parsed["count"] == lambda_map.MAX_LAMBDAS
+    assert parsed["scale_rows"] == lambda_map.MAX_SCALE_ROWS
+    assert parsed["spread"] == BALANCED.spec.by_name["lam"].high and parsed["t"] == 1000.0
+    assert len(parsed.messages) == 4
+    assert lambda_map.MAX_LAMBDAS <= lb.MAX_SWEEP_LAMBDAS
+    caps = {
+        "count": lambda_map.MAX_LAMBDAS,
+        "spread": 20.0,
+        "t": 1000.0,
+        "threshold": 1e-4,
+        "scale_map": "inverted funnel",
+        "scale_rows": lambda_map.MAX_SCALE_ROWS,
+    }
+    default_time, _ = timed(lambda_map, {})
+    cap_time, out = timed(lambda_map, caps)
+    assert out.figures["scales"]["data"][0]["z"]["shape"] == (
+        f"{lambda_map.MAX_SCALE_ROWS}, {lambda_map.SCALE_COLUMNS}"
+    )
+    print(
+        f"\nλ-balanced map: defaults {1e3 * default_time:.0f} ms, caps {1e3 * cap_time:.0f} ms "
+        f"(3 × {lambda_map.MAX_LAMBDAS} + {lambda_map.MAX_SCALE_ROWS} × "
+        f"{lambda_map.SCALE_COLUMNS} cells)"
+    )
+
+
+def test_lambda_export_is_finite_and_says_what_was_not_reached():
+    chosen, result, _ = rendered(lambda_map, threshold=1e-4, scale_map="funnel", scale_rows=4)
+    tables = lambda_map.VIEW.export(chosen, result)
+    assert len(tables) == 4
+    for table in tables.values():
+        assert all(np.all(np.isfinite(column)) for column in table.values())
+    funnel = next(t for name, t in tables.items() if name.startswith("funnel"))
+    assert np.array_equal(funnel["lam"], result["lams"])
+    assert set(np.unique(funnel["reached"])) <= {0.0, 1.0}
+
+
+# -- the kernel-alignment map ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "overrides",
+    [{}, {"axis": "b", "a": 2.5, "samples": 40, "seed": 7, "gamma_low": 0.01, "columns": 17}],
+)
+def test_gamma_cells_are_the_closed_forms_of_the_papers_eq_11(overrides):
+    chosen, _, out = rendered(gamma_map, **overrides)
+    alignment = out.figures["alignment"]["data"][0]
+    overlap = out.figures["overlap"]["data"][0]
+    axis = chosen["axis"]
+    rng = np.random.default_rng(1)
+    for _ in range(4):
+        row = int(rng.integers(alignment["y"].size))
+        column = int(rng.integers(alignment["x"].size))
+        exponent, gamma = float(alignment["y"][row]), float(alignment["x"][column])
+        task = {"a": chosen["a"], "b": chosen["b"]} | {axis: exponent}
+        K0, y = fe.power_law_task(chosen["samples"], task["a"], task["b"], chosen["seed"])
+        assert alignment["z"][row, column] == pytest.approx(
+            fe.final_alignment(K0, y, gamma), rel=1e-12
+        )
+        assert overlap["z"][row, column] == pytest.approx(
+            fe.top_eigenvector_overlap(K0, y, gamma), rel=1e-8, abs=1e-10
+        )
+        # A∞ is the t → ∞ limit of the exact trajectory's alignment
+        late = fe.exact(K0, y, np.array([1e9]), gamma=gamma).alignment[-1]
+        assert alignment["z"][row, column] == pytest.approx(late, rel=1e-6)
+
+
+def test_the_alignment_over_time_is_the_exact_solution():
+    chosen, _, out = rendered(gamma_map, a=2.0, b=1.0, samples=48, horizon=1e4)
+    heatmap = out.figures["time"]["data"][0]
+    K0, y = fe.power_law_task(48, 2.0, 1.0, chosen["seed"])
+    for column in (0, 7, heatmap["x"].size - 1):
+        path = fe.exact(K0, y, heatmap["y"], gamma=float(heatmap["x"][column]))
+        np.testing.assert_allclose(heatmap["z"][:, column], path.alignment, rtol=1e-10)
+    assert heatmap["y"][-1] == pytest.approx(1e4)
+    # A(t) climbs from (about) A₀ at the first time drawn to A∞
+    first, last = heatmap["z"][0], heatmap["z"][-1]
+    assert np.allclose(first, fe.final_alignment(K0, y, 0.0), atol=5e-3)
+    assert np.all(last >= first - 1e-12)
+
+
+def test_the_threshold_is_where_the_overlap_passes_half_way():
+    _, result, out = rendered(gamma_map)
+    stars = result["threshold"]
+    assert np.all(np.isfinite(stars))  # every row of the default map has one
+    grid = result["gammas"]
+    for row in range(0, stars.size, 5):
+        overlap = result["top_overlap"][row]
+        column = int(np.searchsorted(grid, stars[row]))
+        level = 0.5 * (overlap[0] + 1)  # ≈ half-way from the γ → 0 value (grid starts at 1e-3)
+        assert overlap[column - 1] < level + 0.02 and overlap[column] > level - 0.02
+    dots = out.figures["alignment"]["data"][1]
+    assert dots["name"] == "threshold γ*" and np.allclose(dots["x"], stars)
+    sweep = out.figures["sweep"]
+    assert any(t["name"].startswith("threshold γ*") for t in sweep["data"])
+
+
+def test_the_gamma_regimes_are_written_on_both_maps():
+    _, result, out = rendered(gamma_map)
+    for graph in ("alignment", "overlap"):
+        notes = out.figures[graph]["layout"]["annotations"]
+        lazy, rich = notes
+        assert labels_of(out.figures[graph]) == ["lazy (kernel regime)", "rich (aligned)"]
+        assert lazy["x"] < math.log10(result["threshold"].min()) < rich["x"]
+    # what the numbers show: A∞ ≈ A₀ at the smallest γ, ≈ 1 at the largest
+    assert np.all(np.abs(result["final_alignment"][:, -1] - 1) < 1e-3)
+    gap = result["final_alignment"][:, 0] - result["initial_alignment"]
+    assert np.all(gap >= 0) and np.median(gap) < 0.02
+    hidden = gamma_map.VIEW.render(values(gamma_map, labels=False), result)
+    assert hidden.figures["alignment"]["layout"]["annotations"] == []
+
+
+def test_a_gamma_click_opens_that_task_in_the_trajectory_view():
+    chosen = values(gamma_map, axis="b", a=2.0, samples=50, seed=3, horizon=500.0)
+    controls = gamma_map.VIEW.spec.controls(chosen)
+    result = gamma_map.VIEW.compute(chosen)
+    row, column = 11, 30
+    gamma, b = result["gammas"][column], result["exponents"][row]
+    exact_point = {"x": gamma, "y": b, "pointNumber": [row, column]}
+    nearby = {"x": float(np.float32(gamma * 1.01)), "y": float(np.float32(b + 0.01))}
+    for graph in ("alignment", "overlap"):
+        for point in (exact_point, nearby):
+            href = gamma_map.VIEW.open_target(graph, point, controls, {"embed": "1"}, "/p")
+            path, embed, target = opened(href, ALIGNMENT)
+            assert path == "/p" + ALIGNMENT.path and embed == "1"
+            expected = {"gamma": gamma, "a": 2.0, "b": b, "samples": 50, "seed": 3}
+            assert {k: target[k] for k in expected} == expected
+            assert target["horizon"] == 500.0
+    # the trajectory view's A∞ is the cell's
+    trajectory = ALIGNMENT.compute(target)
+    assert trajectory["A_inf"] == pytest.approx(result["final_alignment"][row, column], rel=1e-12)
+    # the line plots and the A(t) panel open their γ with the current exponents
+    for graph in ("sweep", "time"):
+        href = gamma_map.VIEW.open_target(graph, {"x": gamma, "y": 0.5}, controls, {})
+        _, _, target = opened(href, ALIGNMENT)
+        assert target["gamma"] == gamma and (target["a"], target["b"]) == (2.0, chosen["b"])
+
+
+@pytest.mark.parametrize(
+    "point", [None, {}, {"x": "a", "y": 1}, {"x": -1.0, "y": 1.0}, {"x": float("inf"), "y": 1}]
+)
+def test_a_malformed_gamma_click_opens_nothing(point):
+    controls = gamma_map.VIEW.spec.controls(values(gamma_map))
+    for graph in ("alignment", "sweep"):
+        assert gamma_map.VIEW.open_target(graph, point, controls, None) is None
+
+
+def test_gamma_caps_are_clamped_and_the_largest_map_renders():
+    spec = gamma_map.VIEW.spec
+    parsed = spec.parse({"rows": 10**9, "columns": -5, "samples": 1e6, "gamma_high": 1e30})
+    assert parsed["rows"] == gamma_map.MAX_ROWS and parsed["columns"] == 10
+    assert parsed["samples"] == gamma_map.SAMPLE_RANGE[1] <= ALIGNMENT.spec.by_name["samples"].high
+    assert parsed["gamma_high"] == ALIGNMENT.spec.by_name["gamma"].high
+    assert len(parsed.messages) == 4
+    assert gamma_map.MAX_COLUMNS <= fe.MAX_SWEEP_GAMMAS
+    caps = {
+        "samples": gamma_map.SAMPLE_RANGE[1],
+        "rows": gamma_map.MAX_ROWS,
+        "columns": gamma_map.MAX_COLUMNS,
+        "horizon": 1e6,
+        "axis": "b",
+        "b": 3.0,
+    }
+    default_time, _ = timed(gamma_map, {})
+    cap_time, out = timed(gamma_map, caps)
+    assert out.figures["alignment"]["data"][0]["z"]["shape"] == (
+        f"{gamma_map.MAX_ROWS}, {gamma_map.MAX_COLUMNS}"
+    )
+    print(
+        f"\nkernel-alignment map: defaults {1e3 * default_time:.0f} ms, caps "
+        f"{1e3 * cap_time:.0f} ms ({gamma_map.MAX_ROWS} × {gamma_map.MAX_COLUMNS} cells, "
+        f"P = {gamma_map.SAMPLE_RANGE[1]})"
+    )
+
+
+def test_gamma_export_is_finite():
+    chosen, result, _ = rendered(gamma_map, columns=12, rows=5)
+    tables = gamma_map.VIEW.export(chosen, result)
+    assert set(tables) == {
+        "map over gamma and a",
+        "current a=1.5 b=1.2",
+        "threshold gamma* over a",
+        "alignment over time",
+    }
+    for table in tables.values():
+        assert len({len(column) for column in table.values()}) == 1
+        assert all(np.all(np.isfinite(column)) for column in table.values())
+    assert tables["map over gamma and a"]["gamma"].size == 60
+
+
+# -- over HTTP -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("view", "graph", "point", "target"),
+    [
+        (lambda_map.VIEW, "kernel", {"x": 0.0, "y": 1, "pointNumber": [1, 8]}, BALANCED),
+        (gamma_map.VIEW, "overlap", {"x": 1.0, "y": 1.5, "pointNumber": [6, 24]}, ALIGNMENT),
+    ],
+)
+def test_the_click_callbacks_over_http(client, dependencies, view, graph, point, target):
+    (callback,) = [d for d in dependencies if d["output"] == f"{view.key}-open.href"]
+    controls = {
+        f"{view.key}-{name}.value": value
+        for name, value in zip(
+            view.spec.names, view.spec.controls(view.spec.defaults()), strict=True
+        )
+    }
+    changed = f"{view.key}-graph-{graph}.clickData"
+    body = payload(callback, controls | {changed: {"points": [point]}})
+    body["changedPropIds"] = [changed]
+    answer = client.post("/_dash-update-component", json=body)
+    assert answer.status_code == 200
+    href = answer.get_json()["response"][f"{view.key}-open"]["href"]
+    assert href.startswith(target.path + "?")
+    opened(href, target)
+    body = payload(callback, controls | {changed: {"points": "x"}})
+    body["changedPropIds"] = [changed]
+    assert client.post("/_dash-update-component", json=body).status_code in (200, 204)
