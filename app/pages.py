@@ -23,5 +23,8 @@ class Page:
     register: Callable[[Dash, ResultCache], None] | None = None
 
 
+# imported last: the pages themselves import :class:`Page` from here
+from .paper_figures import PAGE as PAPER_FIGURES  # noqa: E402
+
 #: extra pages in navigation order (after the model views)
-PAGES: tuple[Page, ...] = ()
+PAGES: tuple[Page, ...] = (PAPER_FIGURES,)

@@ -7,6 +7,7 @@ import pytest
 
 from app import create_app
 from app.config import Settings
+from app.pages import PAGES
 from app.views import VIEWS
 from tests.dash_client import payload
 
@@ -116,7 +117,8 @@ def test_a_path_prefix_serves_every_page_under_it(prefixed):
 
     home = _route(client, dependencies, "/course/lazy-rich/", prefix="/course/lazy-rich/")
     links = _hrefs(home)
-    assert links == {"/course/lazy-rich/"} | {f"/course/lazy-rich{v.path}" for v in VIEWS}
+    paths = [v.path for v in VIEWS] + [p.path for p in PAGES]
+    assert links == {"/course/lazy-rich/"} | {f"/course/lazy-rich{path}" for path in paths}
     for view in VIEWS:
         rendered = _route(
             client, dependencies, f"/course/lazy-rich{view.path}", prefix="/course/lazy-rich/"

@@ -1,0 +1,83 @@
+"""The paper-figures page in a real browser: every card's figure arrives from the server, and a
+card's link opens its figure's setup in the interactive view (by mouse and by keyboard)."""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+
+from app import paper_figures as pf
+from tests.e2e.conftest import screenshot
+from tests.e2e.test_browser import TIMEOUT, wait_for_graphs
+
+pytestmark = pytest.mark.e2e
+
+
+def _card_selector(card: pf.Card) -> str:
+    return f"#{pf.PREFIX}-{card.key}"
+
+
+def wait_for_cards(page) -> None:
+    """Until every card's plot has drawn data (plotly's own ``_fullData``, not the props)."""
+    page.wait_for_function(
+        """count => { const plots = [...document.querySelectorAll('.paper-card .js-plotly-plot')];
+               return plots.length === count
+                   && plots.every(g => g._fullData && g._fullData.length > 0); }""",
+        arg=len(pf.CARDS),
+        timeout=TIMEOUT,
+    )
+
+
+def wait_for_caption(page, card: pf.Card) -> None:
+    page.wait_for_function(
+        "([id, text]) => { const node = document.getElementById(id);"
+        " return node !== null && node.textContent === text; }",
+        arg=[f"{card.view.key}-preset-caption", card.preset.caption],
+        timeout=TIMEOUT,
+    )
+
+
+def test_every_card_draws_and_a_link_opens_the_preset(page, live_server):
+    page.goto(f"{live_server}{pf.PATH}")
+    wait_for_cards(page)
+    assert page.locator(".paper-card").count() == len(pf.CARDS)
+    assert page.locator(".paper-card-note:not(:empty)").count() == 0
+    assert page.locator(".nav-link.active").inner_text() == "Paper figures"
+    for card in pf.CARDS:  # each card's plot shows its own panel, not an empty frame
+        traces = page.evaluate(
+            "s => document.querySelector(s)._fullData.length",
+            f"{_card_selector(card)} .js-plotly-plot",
+        )
+        assert traces > 0, card.key
+    page.wait_for_timeout(500)  # let MathJax and the 3-D scenes settle
+    screenshot(page, "paper-figures")
+
+    card = next(c for c in pf.CARDS if c.preset.name.startswith("Fig. 3 — μ, φ and S"))
+    page.locator(f"{_card_selector(card)} a.card-link").click()
+    wait_for_caption(page, card)
+    assert urlparse(page.url).path == card.view.path
+    assert card.preset.name in page.locator(f"#{card.view.key}-preset").inner_text()
+    wait_for_graphs(page, card.view)
+    expected = card.view.spec.with_overrides(card.preset.values)
+    for _ in range(40):  # the view rewrites the link with every value of the preset
+        parsed, _ = card.view.spec.parse_query(urlparse(page.url).query)
+        if parsed.values == expected:
+            break
+        page.wait_for_timeout(250)
+    assert parsed.values == expected
+
+
+def test_embedded_page_has_no_chrome_and_links_work_from_the_keyboard(page, live_server):
+    page.goto(f"{live_server}{pf.PATH}?embed=1")
+    wait_for_cards(page)
+    assert page.locator(".site-header").count() == 0
+    assert page.locator(".paper-figures h1, .paper-figures > .explanation").count() == 0
+    card = next(c for c in pf.CARDS if c.view.key == "lambda-balanced")
+    link = page.locator(f"{_card_selector(card)} a.card-link")
+    link.focus()
+    page.keyboard.press("Enter")
+    wait_for_caption(page, card)
+    assert urlparse(page.url).path == card.view.path
+    assert parse_qs(urlparse(page.url).query).get("embed") == ["1"]
+    assert page.locator(".site-header").count() == 0

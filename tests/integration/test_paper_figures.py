@@ -1,0 +1,263 @@
+"""The paper-figures page through the router and its callback: one card per paper figure, links
+that the views resolve, figures that are the solvers' numbers, and a broken card that leaves the
+others alone."""
+
+import base64
+import json
+import math
+from urllib.parse import urlparse
+
+import numpy as np
+import pytest
+
+from app import create_app
+from app import paper_figures as pf
+from app.config import Settings
+from app.views import VIEWS
+from solvers import lambda_balanced as lb
+from solvers import single_neuron as sn
+from tests.dash_client import payload
+
+PREFIX = "/course/lazy-rich/"
+#: the callback's whole answer must stay light enough for a phone on a slow network
+MAX_RESPONSE_BYTES = 1_500_000
+
+
+def _route(client, dependencies, pathname: str, search: str = "", prefix: str = "/") -> dict:
+    router = next(d for d in dependencies if d["output"] == "page.children")
+    body = payload(router, {"url.pathname": pathname, "url.search": search})
+    response = client.post(f"{prefix}_dash-update-component", json=body)
+    assert response.status_code == 200
+    return response.get_json()["response"]["page"]["children"]
+
+
+def _nodes(node):
+    """Every component of a serialised layout, depth first."""
+    if isinstance(node, dict) and "type" in node and "props" in node:
+        yield node
+        node = node["props"].get("children")
+    for child in node if isinstance(node, list) else [node]:
+        if isinstance(child, dict):
+            yield from _nodes(child)
+
+
+def _card_links(page: dict) -> dict[str, str]:
+    """Card id → href of its "open" link."""
+    links = {}
+    for node in _nodes(page):
+        ident = node["props"].get("id")
+        if node["type"] == "Article" and isinstance(ident, str):
+            (href,) = [
+                n["props"]["href"]
+                for n in _nodes(node["props"]["children"])
+                if n["type"] == "Link" and "interactive view" in str(n["props"].get("children"))
+            ]
+            links[ident] = href
+    return links
+
+
+def _by_id(component) -> dict:
+    """The components of a layout (Dash objects) by id."""
+    found, stack = {}, [component]
+    while stack:
+        node = stack.pop()
+        if isinstance(getattr(node, "id", None), str):
+            found[node.id] = node
+        children = getattr(node, "children", None)
+        if isinstance(children, (list, tuple)):
+            stack.extend(children)
+        elif hasattr(children, "to_plotly_json"):
+            stack.append(children)
+    return found
+
+
+def _callbacks(dependencies) -> list[dict]:
+    """The cards' callbacks (one per card, all fired by the page's load store)."""
+    return [d for d in dependencies if any(i["id"] == pf.LOAD_ID for i in d.get("inputs", []))]
+
+
+def _fill(client, dependencies, prefix: str = "/", trigger=True) -> tuple[dict, int]:
+    """Every card's answer (output id → props) and the bytes of all the answers."""
+    answer, size = {}, 0
+    for dependency in _callbacks(dependencies):
+        body = payload(dependency, {f"{pf.LOAD_ID}.data": trigger})
+        response = client.post(f"{prefix}_dash-update-component", json=body)
+        assert response.status_code == 200, dependency["output"]
+        answer |= response.get_json()["response"]
+        size += len(response.get_data())
+    return answer, size
+
+
+def _array(value) -> np.ndarray:
+    """A trace's array as plotly.js reads it: a plain list or a base64 typed array."""
+    if isinstance(value, dict) and "bdata" in value:
+        array = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
+        if "shape" in value:
+            array = array.reshape([int(n) for n in value["shape"].split(",")])
+        return array.astype(float)
+    return np.asarray(value, dtype=float)
+
+
+def _card(view_key: str, name_start: str) -> pf.Card:
+    (card,) = [
+        c for c in pf.CARDS if c.view.key == view_key and c.preset.name.startswith(name_start)
+    ]
+    return card
+
+
+# -- the cards ---------------------------------------------------------------------------------
+
+
+def test_one_card_per_paper_figure_with_a_panel_of_its_view():
+    expected = {(view.key, p.name) for view in VIEWS for p in view.presets if p.name[:4] == "Fig."}
+    assert {(c.view.key, c.preset.name) for c in pf.CARDS} == expected
+    assert len({c.key for c in pf.CARDS}) == len(pf.CARDS)
+    for card in pf.CARDS:
+        assert card.graph in {p.graph for p in card.view.panels}, card.key
+        assert card.preset.caption
+    papers = [paper for paper, cards in pf.GROUPS if cards]
+    assert [p.authors for p in papers[:4]] == [
+        "Kunin et al.",
+        "Xu & Ziyin",
+        "Dominé et al.",
+        "Shan & Bordelon",
+    ]
+
+
+def test_the_page_routes_with_every_card_and_the_navigation(client, dependencies):
+    page = _route(client, dependencies, pf.PATH)
+    text = json.dumps(page)
+    assert "site-header" in text and "Page not found" not in text
+    assert pf.INTRO in text
+    ids = {n["props"].get("id") for n in _nodes(page)}
+    for card in pf.CARDS:
+        assert {card.graph_id, card.note_id} <= ids, card.key
+    assert pf.LOAD_ID in ids
+    nav = [n["props"] for n in _nodes(page) if "nav-link" in str(n["props"].get("className"))]
+    assert any(n["href"] == pf.PATH and "active" in n["className"] for n in nav)
+    # and every other page links to it
+    other = _route(client, dependencies, VIEWS[0].path)
+    assert any(n["props"].get("href") == pf.PATH for n in _nodes(other))
+
+
+def test_every_card_links_to_its_preset_in_its_view(client, dependencies):
+    links = _card_links(_route(client, dependencies, pf.PATH))
+    assert len(links) == len(pf.CARDS)
+    by_path = {view.path: view for view in VIEWS}
+    for card in pf.CARDS:
+        href = urlparse(links[f"{pf.PREFIX}-{card.key}"])
+        view = by_path[href.path]
+        preset, messages = view.preset_from_query("?" + href.query)
+        assert view is card.view and preset == card.preset and not messages, card.key
+        shown = _by_id(view.layout("?" + href.query, embed=False))
+        assert shown[f"{view.key}-preset"].value == card.preset.name
+        assert shown[f"{view.key}-preset-caption"].children == card.preset.caption
+
+
+def test_embed_mode_hides_the_chrome_and_the_intro(client, dependencies):
+    page = _route(client, dependencies, pf.PATH, "?embed=1")
+    text = json.dumps(page)
+    assert "site-header" not in text and "site-footer" not in text
+    assert pf.INTRO not in text
+    assert not [n for n in _nodes(page) if n["type"] == "H1"]
+    links = _card_links(page)
+    assert len(links) == len(pf.CARDS)
+    assert all(href.endswith("&embed=1") for href in links.values())
+
+
+def test_the_page_and_its_links_under_a_path_prefix():
+    app = create_app(Settings(cache_type="SimpleCache", url_base_pathname=PREFIX))
+    client = app.server.test_client()
+    assert client.get(f"{PREFIX}paper-figures").status_code == 200
+    dependencies = client.get(f"{PREFIX}_dash-dependencies").get_json()
+    page = _route(client, dependencies, f"{PREFIX}paper-figures", prefix=PREFIX)
+    assert "Page not found" not in json.dumps(page)
+    links = _card_links(page)
+    assert len(links) == len(pf.CARDS)
+    for card in pf.CARDS:
+        assert links[f"{pf.PREFIX}-{card.key}"] == (
+            f"{PREFIX.rstrip('/')}{card.view.path}?preset={card.preset.slug}"
+        )
+    answer, _ = _fill(client, dependencies, prefix=PREFIX)
+    assert all(answer[card.graph_id]["figure"]["data"] for card in pf.CARDS)
+
+
+# -- the callback ------------------------------------------------------------------------------
+
+
+def test_one_callback_per_card_fills_it_within_budget(client, dependencies):
+    assert len(_callbacks(dependencies)) == len(pf.CARDS)
+    answer, size = _fill(client, dependencies)
+    assert size < MAX_RESPONSE_BYTES
+    for card in pf.CARDS:
+        figure = answer[card.graph_id]["figure"]
+        assert figure["data"] and all("type" in trace for trace in figure["data"]), card.key
+        height = figure["layout"]["height"]  # taller only to fit a long legend
+        assert card.height <= height < 2 * card.height, card.key
+        assert answer[card.graph_id]["style"] == {"height": f"{height}px"}
+        assert "frames" not in figure
+        assert not any(t.get("uid") == "cursor" and t["type"] != "heatmap" for t in figure["data"])
+        assert answer[card.note_id]["children"] is None, card.key
+
+
+def test_single_neuron_fig_3_is_the_exact_solution(client, dependencies):
+    card = _card("single-neuron", "Fig. 3")
+    assert card.graph == "kernel"
+    figure = _fill(client, dependencies)[0][card.graph_id]["figure"]
+    # Kunin et al. Fig. 3: β* = (0, 1), β₀ = (−1, 0) (τ = 1), η_a = η_w = 1, δ ∈ ±{10, 1}, 0
+    beta_star = np.array([math.cos(math.pi / 2), 1.0])
+    direction = np.array([-1.0, math.sin(math.pi)])
+    t = np.linspace(0.0, 20.0, 400)
+    for delta in (-10.0, -1.0, 0.0, 1.0, 10.0):
+        (trace,) = [tr for tr in figure["data"] if tr.get("name") == f"δ = {delta:g}"]
+        a0, w0 = sn.init_from_norm_delta(1.0, delta, direction)
+        expected = sn.exact(a0, w0, beta_star, t).kernel_distance
+        np.testing.assert_allclose(_array(trace["x"]), t, rtol=1e-6, atol=1e-6)
+        np.testing.assert_allclose(_array(trace["y"]), expected, rtol=1e-5, atol=1e-6)
+    # lazy upstream, rich balanced: the kernel moves far more at δ = 0 than at δ = 10
+    final = {tr["name"]: _array(tr["y"])[-1] for tr in figure["data"]}
+    assert final["δ = 0"] > 5 * final["δ = 10"]
+
+
+def test_lambda_balanced_fig_4_shows_the_final_representation(client, dependencies):
+    card = _card("lambda-balanced", "Fig. 4 — semantic hierarchy, λ = +10")
+    assert card.graph == "rsm_in"
+    figure = _fill(client, dependencies)[0][card.graph_id]["figure"]
+    (heatmap,) = figure["data"]
+    values = card.view.spec.with_overrides(card.preset.values)
+    sigma_yx = lb.hierarchical_task()
+    W1, W2 = lb.balanced_init(
+        8, 8, 8, values["lam"], values["scale"], np.random.default_rng([values["seed"], 1])
+    )
+    t = np.linspace(0.0, values["horizon"], 400)
+    expected = lb.exact(W1, W2, sigma_yx, t).rsm_in[-1]
+    np.testing.assert_allclose(_array(heatmap["z"]), expected, rtol=1e-5, atol=1e-6)
+    assert f"t = {values['horizon']:g}" in figure["layout"]["title"]["text"]
+
+
+def test_a_failing_card_leaves_the_others(monkeypatch):
+    app = create_app(Settings(cache_type="SimpleCache"))
+    client = app.server.test_client()
+    dependencies = client.get("/_dash-dependencies").get_json()
+    broken = next(view for view in VIEWS if view.key == "lambda-balanced")
+
+    def fail(values):
+        raise RuntimeError("the solver is down")
+
+    monkeypatch.setattr(broken, "compute", fail)
+    answer, _ = _fill(client, dependencies)
+    failed = [card for card in pf.CARDS if card.view is broken]
+    assert failed
+    for card in pf.CARDS:
+        figure, note = answer[card.graph_id]["figure"], answer[card.note_id]["children"]
+        if card.view is broken:
+            assert figure["data"] == [] and "could not be computed" in json.dumps(figure)
+            assert "could not be computed" in note and "the solver is down" in note
+        else:
+            assert figure["data"] and note is None, card.key
+
+
+@pytest.mark.parametrize("trigger", [None, "x", {"a": [1]}, 10**40])
+def test_any_trigger_value_fills_the_cards(client, dependencies, trigger):
+    answer, _ = _fill(client, dependencies, trigger=trigger)
+    assert all(answer[card.graph_id]["figure"]["data"] for card in pf.CARDS)
