@@ -340,6 +340,10 @@ _PACK_FROM = 8  # shorter arrays stay plain lists (e.g. the cursor, which the br
 
 def pack(array: np.ndarray) -> dict:
     """plotly.js's typed-array form: float32, base64 — ~4× smaller than a JSON list."""
+    array = np.asarray(array)
+    if array.dtype.kind == "f":  # beyond float32's range is off every axis: draw it at the edge
+        limit = np.finfo(np.float32).max
+        array = np.clip(array, -limit, limit)
     packed = np.ascontiguousarray(array, dtype=np.float32)
     spec = {"dtype": "f4", "bdata": base64.b64encode(packed.tobytes()).decode("ascii")}
     if packed.ndim > 1:

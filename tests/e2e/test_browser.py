@@ -330,8 +330,66 @@ def _single_neuron_map_check(values, tables):
         assert table["loss"][index] == pytest.approx(path.loss[-1], rel=1e-8)
 
 
+def _finite_width_map_check(values, tables):
+    """Each width-sweep row's ζ(∞) and NTK change against a long exact run of that network."""
+    rows = {name: table for name, table in tables.items() if name.startswith("width sweep")}
+    assert rows and any(name.startswith("phase map") for name in tables)
+    for table in rows.values():
+        column = len(table["d"]) // 2
+        d = int(table["d"][column])
+        u0, W0 = fw.gaussian_init(
+            d, 1, table["sigma_u"][column], table["sigma_w"][column], values["seed"]
+        )
+        rates = {"gamma": table["gamma"][column]} | dict.fromkeys(
+            ("eta_u", "eta_w"), table["eta"][column]
+        )
+        t_c = fw.exact(u0, W0, np.ones(1), values["y"], [0.0], **rates).t_c
+        path = fw.exact(u0, W0, np.ones(1), values["y"], [0.0, 60 * t_c], **rates)
+        assert table["zeta_final"][column] == pytest.approx(path.zeta[-1], rel=1e-8)
+        assert table["ntk_change"][column] == pytest.approx(path.ntk_change[-1], rel=1e-8)
+
+
+def _lambda_balanced_map_check(values, tables):
+    """Cells of each architecture's row against the exact flow from the trajectory view's
+    seeding convention (task from [seed, 0], weights from [seed, 1])."""
+    assert values["task"] == "random"  # the default
+    for name, (d_in, hidden, d_out) in lb.SHAPES.items():
+        (table,) = [t for n, t in tables.items() if n.startswith(f"{name} {d_in}→")]
+        sigma_yx = lb.random_task(d_in, d_out, np.random.default_rng([values["seed"], 0]))
+        for index in (0, len(table["lam"]) // 2, len(table["lam"]) - 1):
+            W1, W2 = lb.balanced_init(
+                d_in,
+                hidden,
+                d_out,
+                table["lam"][index],
+                values["scale"],
+                np.random.default_rng([values["seed"], 1]),
+            )
+            path = lb.exact(W1, W2, sigma_yx, [0.0, values["t"]])
+            assert table["kernel_distance"][index] == pytest.approx(
+                path.kernel_distance[-1], rel=1e-8, abs=1e-14
+            )
+            assert table["loss"][index] == pytest.approx(path.loss[-1], rel=1e-8)
+
+
+def _kernel_alignment_map_check(values, tables):
+    """A∞ of map cells against eq. 11 on the task built here."""
+    axis = values["axis"]
+    table = tables[f"map over gamma and {axis}"]
+    for index in np.random.default_rng(1).integers(0, len(table["gamma"]), 6):
+        exponents = {"a": values["a"], "b": values["b"], axis: table[axis][index]}
+        K0, y = fe.power_law_task(values["samples"], exponents["a"], exponents["b"], values["seed"])
+        expected = fe.final_alignment(K0, y, table["gamma"][index])
+        assert table["final_alignment"][index] == pytest.approx(expected, rel=1e-10)
+
+
 #: checks of a map's download against independent solver calls, for its default state
-MAP_CHECKS = {"single-neuron-map": _single_neuron_map_check}
+MAP_CHECKS = {
+    "lambda-balanced-map": _lambda_balanced_map_check,
+    "kernel-alignment-map": _kernel_alignment_map_check,
+    "single-neuron-map": _single_neuron_map_check,
+    "finite-width-map": _finite_width_map_check,
+}
 
 #: independent solver calls for each view's default state (the test's own parameter mapping)
 EXPECTED = {
