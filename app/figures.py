@@ -325,6 +325,9 @@ def portrait(
         hovermode="closest",
         margin={"l": 64, "r": 10, "t": 14, "b": 48},
     )
+    for name, log in (("xaxis", log_x), ("yaxis", log_y)):
+        if log:  # label 1, 2 and 5 of each decade, not every minor tick
+            result["layout"][name]["dtick"] = "D2"
     if x_ticks is not None:
         result["layout"]["xaxis"] |= {
             "tickmode": "array",
