@@ -17,6 +17,7 @@ shared and noisy: quote medians.
 from __future__ import annotations
 
 import argparse
+import math
 import random
 import statistics
 import sys
@@ -45,14 +46,17 @@ def random_move(view, rng: random.Random) -> dict:
     values = view.spec.defaults()
     numeric = [f for f in view.spec.fields if f.kind in ("float", "int") and f.physics]
     spec = rng.choice(numeric)
-    if spec.log:
-        import math
+    values[spec.name] = random_value(spec, rng)
+    return view.spec.parse(values).values
 
+
+def random_value(spec, rng: random.Random):
+    """A value anywhere in a numeric field's range (uniform on its slider's scale)."""
+    if spec.log:
         value = 10 ** rng.uniform(math.log10(spec.low), math.log10(spec.high))
     else:
         value = rng.uniform(spec.low, spec.high)
-    values[spec.name] = round(value) if spec.kind == "int" else value
-    return view.spec.parse(values).values
+    return round(value) if spec.kind == "int" else value
 
 
 def timed(session: requests.Session, url: str, body: dict) -> tuple[float, int]:
@@ -94,11 +98,15 @@ def main() -> None:
             )
             download = next(d for d in dependencies if d["output"] == f"{view.key}-download.data")
             extras = {f"{view.key}-extras.data": {}, f"{view.key}-initial-messages.data": []}
-            moves, repeats = [], []
+            moves, repeats, time_moves = [], [], []
             for _ in range(options.requests):
                 body = payload(main_callback, control_values(view, random_move(view, rng)) | extras)
                 moves.append(timed(session, url, body))
                 repeats.append(timed(session, url, body))
+                if "t" in view.spec.by_name:  # a map's time slider, from its defaults
+                    moved = view.spec.defaults() | {"t": random_value(view.spec.by_name["t"], rng)}
+                    values = control_values(view, view.spec.parse(moved).values)
+                    time_moves.append(timed(session, url, payload(main_callback, values | extras)))
             presets = [
                 timed(session, url, payload(preset_callback, {f"{view.key}-preset.value": p.name}))
                 for p in view.presets
@@ -115,6 +123,8 @@ def main() -> None:
             ]
             print(summarise(f"{view.nav_title}: slider move (uncached)", moves))
             print(summarise(f"{view.nav_title}: same request again (cached)", repeats))
+            if time_moves:
+                print(summarise(f"{view.nav_title}: time slider move (uncached)", time_moves))
             print(summarise(f"{view.nav_title}: preset", presets))
             print(summarise(f"{view.nav_title}: CSV download", downloads))
 
