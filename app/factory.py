@@ -68,8 +68,9 @@ def home_layout(link: Callable[[str], str] = str) -> html.Div:
                 [
                     html.H2("Phase portraits: where the boundary lies", id="maps"),
                     components.explanation(
-                        "Each map is a whole grid of exact solutions, recomputed as you move "
-                        "its time slider. Click a cell to open that trajectory."
+                        "Each map is a whole grid of exact solutions, recomputed whenever a "
+                        "control moves (the time slider included, where the map has one). "
+                        "Click a cell to open that trajectory."
                     ),
                     cards(maps),
                 ]

@@ -189,7 +189,12 @@ class View:
                     hidden=not self.animated,
                 ),
                 *(
-                    [html.P("Click a cell to open its trajectory.", className="click-hint")]
+                    [
+                        html.P(
+                            "Click a cell or a point to open its trajectory.",
+                            className="click-hint",
+                        )
+                    ]
                     if self.click_targets and not embed
                     else []
                 ),
