@@ -19,6 +19,7 @@ import csv
 import io
 import json
 import logging
+import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -32,7 +33,15 @@ from .cache import ResultCache
 from .figures import compact
 from .state import Parsed, StateSpec, query_pairs
 
-__all__ = ["Panel", "Preset", "Rendered", "View", "trajectory_tables"]
+__all__ = [
+    "Panel",
+    "Preset",
+    "Rendered",
+    "View",
+    "clicked_cell",
+    "nearest_index",
+    "trajectory_tables",
+]
 
 log = logging.getLogger(__name__)
 
@@ -437,6 +446,36 @@ class View:
             State(f"{key}-frame", "max"),
             prevent_initial_call=True,
         )
+
+
+# -- clicks ----------------------------------------------------------------------------------
+
+
+def clicked_cell(point: Mapping[str, Any], rows: int, columns: int) -> tuple[int, int] | None:
+    """(row, column) of a heatmap click from the grid indices in ``pointNumber``, if well
+    formed. (Dash's clickData drops array-valued fields, so from a browser this is usually None
+    and :func:`nearest_index` of the coordinates decides.)"""
+    index = point.get("pointNumber")
+    if (
+        isinstance(index, list)
+        and len(index) == 2
+        and all(isinstance(k, int) and not isinstance(k, bool) for k in index)
+        and 0 <= index[0] < rows
+        and 0 <= index[1] < columns
+    ):
+        return index[0], index[1]
+    return None
+
+
+def nearest_index(grid: np.ndarray, value: Any, log: bool = False) -> int | None:
+    """The grid point nearest a clicked coordinate (which reaches the server rounded to
+    float32), on a logarithmic scale if ``log``; None if the value is not a usable number."""
+    number = float(value)
+    if not math.isfinite(number) or (log and number <= 0):
+        return None
+    if log:
+        return int(np.argmin(np.abs(np.log(grid) - math.log(number))))
+    return int(np.argmin(np.abs(grid - number)))
 
 
 def _failure_note() -> dict:

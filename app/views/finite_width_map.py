@@ -19,7 +19,7 @@ from solvers import finite_width as fw
 
 from .. import figures as fig
 from ..state import Field, StateSpec
-from ..view import Panel, Preset, Rendered, View
+from ..view import Panel, Preset, Rendered, View, clicked_cell, nearest_index
 from . import finite_width as trajectory
 
 SCHEMES = ("NTK", "MF", "Xavier", "Kaiming", "lazy")
@@ -1011,12 +1011,9 @@ def _map_cell(values: Mapping[str, Any], point: Mapping[str, Any]) -> tuple[floa
     """(c_η, c_γ) of a clicked heatmap cell: from its grid indices when the browser sends them,
     else the grid point nearest its coordinates (they travel as float32)."""
     etas, gammas = grid(values)
-    index = point.get("pointNumber")
-    if isinstance(index, list) and len(index) == 2:
-        row, column = (_whole(k) for k in index)
-        if row is not None and column is not None and 0 <= row < gammas.size:
-            if 0 <= column < etas.size:
-                return float(etas[column]), float(gammas[row])
+    found = clicked_cell(point, gammas.size, etas.size)
+    if found is not None:
+        return float(etas[found[1]]), float(gammas[found[0]])
     x, y = _real(point.get("x")), _real(point.get("y"))
     if x is None or y is None:
         return None
@@ -1025,7 +1022,7 @@ def _map_cell(values: Mapping[str, Any], point: Mapping[str, Any]) -> tuple[floa
         return None
     if not (gammas[0] - step_y <= y <= gammas[-1] + step_y):
         return None
-    return float(etas[np.argmin(np.abs(etas - x))]), float(gammas[np.argmin(np.abs(gammas - y))])
+    return float(etas[nearest_index(etas, x)]), float(gammas[nearest_index(gammas, y)])
 
 
 def open_map_point(values: Mapping[str, Any], point: Mapping[str, Any]):
@@ -1073,9 +1070,10 @@ def open_sweep_point(values: Mapping[str, Any], point: Mapping[str, Any]):
         d = int(width[index])
     else:
         x = _real(point.get("x"))
-        if x is None or x <= 0:
+        column = None if x is None else nearest_index(width, x, log=True)
+        if column is None:
             return None
-        d = int(width[np.argmin(np.abs(np.log(width) - math.log(x)))])
+        d = int(width[column])
     scheme, regime = rows[curve]
     c_eta, c_gamma = fw.TABLE_1[scheme][regime]
     return open_network(values | {"zero_output": "no"}, scheme, c_eta, c_eta, c_gamma, d, d)

@@ -20,7 +20,7 @@ from solvers import feature_evolution as fe
 
 from .. import figures as fig
 from ..state import Field, StateSpec
-from ..view import Panel, Preset, Rendered, View
+from ..view import Panel, Preset, Rendered, View, clicked_cell, nearest_index
 from . import kernel_alignment as trajectory
 
 
@@ -549,29 +549,6 @@ def export(values: Mapping[str, Any], result: dict) -> dict[str, dict[str, np.nd
 # -- clicks ----------------------------------------------------------------------------------
 
 
-def _index(point: Mapping[str, Any], rows: int, columns: int) -> tuple[int, int] | None:
-    """(row, column) of a heatmap click from the indices the browser sends, if well formed."""
-    index = point.get("pointNumber")
-    if (
-        isinstance(index, list)
-        and len(index) == 2
-        and all(isinstance(k, int) and not isinstance(k, bool) for k in index)
-        and 0 <= index[0] < rows
-        and 0 <= index[1] < columns
-    ):
-        return index[0], index[1]
-    return None
-
-
-def _nearest(grid: np.ndarray, value: Any, log: bool = False) -> int | None:
-    number = float(value)
-    if not math.isfinite(number) or (log and number <= 0):
-        return None
-    if log:
-        return int(np.argmin(np.abs(np.log(grid) - math.log(number))))
-    return int(np.argmin(np.abs(grid - number)))
-
-
 def _target(values: Mapping[str, Any], gamma: float, **exponent: float):
     return trajectory.VIEW, {
         "gamma": float(gamma),
@@ -590,9 +567,9 @@ def open_cell(values: Mapping[str, Any], point: Mapping[str, Any]):
     as set. Found from the indices the browser sends for a heatmap cell, else from the nearest
     grid point (the drawn coordinates travel as float32)."""
     grid, rows = gammas(values), exponents(values)
-    found = _index(point, rows.size, grid.size)
+    found = clicked_cell(point, rows.size, grid.size)
     if found is None:
-        column, row = _nearest(grid, point["x"], log=True), _nearest(rows, point["y"])
+        column, row = nearest_index(grid, point["x"], log=True), nearest_index(rows, point["y"])
         if column is None or row is None:
             return None
         found = row, column
@@ -602,7 +579,7 @@ def open_cell(values: Mapping[str, Any], point: Mapping[str, Any]):
 
 def open_gamma(values: Mapping[str, Any], point: Mapping[str, Any]):
     """A point of the line plots or of the A(t) panel: its γ, with the current a and b."""
-    column = _nearest(gammas(values), point["x"], log=True)
+    column = nearest_index(gammas(values), point["x"], log=True)
     return None if column is None else _target(values, gammas(values)[column])
 
 

@@ -19,7 +19,7 @@ from solvers import lambda_balanced as lb
 
 from .. import figures as fig
 from ..state import Field, StateSpec
-from ..view import Panel, Preset, Rendered, View
+from ..view import Panel, Preset, Rendered, View, clicked_cell, nearest_index
 from . import lambda_balanced as trajectory
 
 #: the grid stays inside the trajectory view's ranges, so a clicked cell opens unclamped
@@ -709,29 +709,6 @@ def export(values: Mapping[str, Any], result: dict) -> dict[str, dict[str, np.nd
 # -- clicks ----------------------------------------------------------------------------------
 
 
-def _index(point: Mapping[str, Any], rows: int, columns: int) -> tuple[int, int] | None:
-    """(row, column) of a heatmap click from the indices the browser sends, if well formed."""
-    index = point.get("pointNumber")
-    if (
-        isinstance(index, list)
-        and len(index) == 2
-        and all(isinstance(k, int) and not isinstance(k, bool) for k in index)
-        and 0 <= index[0] < rows
-        and 0 <= index[1] < columns
-    ):
-        return index[0], index[1]
-    return None
-
-
-def _nearest(grid: np.ndarray, value: Any, log: bool = False) -> int | None:
-    number = float(value)
-    if not math.isfinite(number) or (log and number <= 0):
-        return None
-    if log:
-        return int(np.argmin(np.abs(np.log(grid) - math.log(number))))
-    return int(np.argmin(np.abs(grid - number)))
-
-
 def _target(values: Mapping[str, Any], shape: str, dims: tuple, lam: float, scale: float):
     horizon = min(max(values["t"], 0.5), HORIZON)
     d_in, hidden, d_out = dims
@@ -758,9 +735,9 @@ def open_cell(values: Mapping[str, Any], point: Mapping[str, Any]):
     (the drawn coordinates travel as float32)."""
     lams, shapes = lambdas(values), architectures(values)
     names = list(shapes)
-    found = _index(point, len(names), lams.size)
+    found = clicked_cell(point, len(names), lams.size)
     if found is None:
-        column = _nearest(lams, point["x"])
+        column = nearest_index(lams, point["x"])
         row = round(float(point["y"]))
         if column is None or not 0 <= row < len(names):
             return None
@@ -788,9 +765,9 @@ def open_scale_cell(values: Mapping[str, Any], point: Mapping[str, Any]):
     if chosen is None:
         return None
     lams, rows = scale_lambdas(values), scales(values)
-    found = _index(point, rows.size, lams.size)
+    found = clicked_cell(point, rows.size, lams.size)
     if found is None:
-        column, row = _nearest(lams, point["x"]), _nearest(rows, point["y"], log=True)
+        column, row = nearest_index(lams, point["x"]), nearest_index(rows, point["y"], log=True)
         if column is None or row is None:
             return None
         found = row, column

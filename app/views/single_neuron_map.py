@@ -16,7 +16,7 @@ from solvers import single_neuron as sn
 
 from .. import figures as fig
 from ..state import Field, StateSpec
-from ..view import Panel, Preset, Rendered, View
+from ..view import Panel, Preset, Rendered, View, nearest_index
 from . import single_neuron as trajectory
 
 #: the grid stays inside the trajectory view's ranges, so a clicked cell opens unclamped
@@ -297,8 +297,8 @@ def _cell(values: Mapping[str, Any], point: Mapping[str, Any]) -> tuple[float, f
     if not (math.isfinite(position) and math.isfinite(tau) and tau > 0):
         return None
     scales, deltas = grid(values)
-    column = int(np.argmin(np.abs(delta_position(deltas) - position)))
-    row = int(np.argmin(np.abs(np.log(scales) - math.log(tau))))
+    column = nearest_index(delta_position(deltas), position)
+    row = nearest_index(scales, tau, log=True)
     return float(deltas[column]), float(scales[row])
 
 
