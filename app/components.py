@@ -193,6 +193,13 @@ def message_box(view: str, messages: Sequence[str] = ()) -> html.Div:
     )
 
 
+def facts(items: Sequence[tuple[str, Any]]) -> html.Dl:
+    """A view's summary: (name, text) pairs as a definition list."""
+    return html.Dl(
+        [part for name, text in items for part in (html.Dt(name), html.Dd(text))], className="facts"
+    )
+
+
 def message_children(messages: Sequence[str]) -> list:
     return [html.Div(text, className="message") for text in messages]
 

@@ -12,6 +12,7 @@ from dash import html
 
 from solvers import finite_width as fw
 
+from .. import components
 from .. import figures as fig
 from ..state import Field, StateSpec
 from ..view import Panel, Preset, Rendered, View, trajectory_tables
@@ -864,9 +865,7 @@ def _summary(values: Mapping[str, Any], result: dict, table: dict) -> html.Dl:
         ),
         ("scaling phase", f"{table['phase']} (for the exponents in the sidebar, §4)"),
     ]
-    return html.Dl(
-        [part for name, text in items for part in (html.Dt(name), html.Dd(text))], className="facts"
-    )
+    return components.facts(items)
 
 
 def export(values: Mapping[str, Any], result: dict) -> dict[str, dict[str, np.ndarray]]:

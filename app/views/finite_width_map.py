@@ -17,6 +17,7 @@ from dash import html
 
 from solvers import finite_width as fw
 
+from .. import components
 from .. import figures as fig
 from ..state import Field, StateSpec
 from ..view import Panel, Preset, Rendered, View, clicked_cell, nearest_index
@@ -849,9 +850,7 @@ def _summary(values: Mapping[str, Any], result: dict) -> html.Dl:
         ),
         ("clicking", opens),
     ]
-    return html.Dl(
-        [part for name, text in items for part in (html.Dt(name), html.Dd(text))], className="facts"
-    )
+    return components.facts(items)
 
 
 def export(values: Mapping[str, Any], result: dict) -> dict[str, dict[str, np.ndarray]]:

@@ -18,6 +18,7 @@ from dash import html
 
 from solvers import feature_evolution as fe
 
+from .. import components
 from .. import figures as fig
 from ..state import Field, StateSpec
 from ..view import Panel, Preset, Rendered, View, clicked_cell, nearest_index
@@ -508,9 +509,7 @@ def _summary(values: Mapping[str, Any], result: dict) -> html.Dl:
             + (f"; γ* ≈ {star:.2g}" if star is not None else "; no threshold in range"),
         )
     )
-    return html.Dl(
-        [part for name, text in items for part in (html.Dt(name), html.Dd(text))], className="facts"
-    )
+    return components.facts(items)
 
 
 def export(values: Mapping[str, Any], result: dict) -> dict[str, dict[str, np.ndarray]]:

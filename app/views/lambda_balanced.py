@@ -12,6 +12,7 @@ from dash import html
 
 from solvers import lambda_balanced as lb
 
+from .. import components
 from .. import figures as fig
 from ..state import Field, StateSpec
 from ..view import Panel, Preset, Rendered, View, trajectory_tables
@@ -584,9 +585,7 @@ def _summary(values: Mapping[str, Any], result: dict) -> html.Div:
                 "manifold, so the exact flow stalls at the saddle",
             )
         )
-    return html.Dl(
-        [part for name, text in items for part in (html.Dt(name), html.Dd(text))], className="facts"
-    )
+    return components.facts(items)
 
 
 def export(values: Mapping[str, Any], result: dict) -> dict[str, dict[str, np.ndarray]]:

@@ -17,6 +17,7 @@ from dash import html
 
 from solvers import lambda_balanced as lb
 
+from .. import components
 from .. import figures as fig
 from ..state import Field, StateSpec
 from ..view import Panel, Preset, Rendered, View, clicked_cell, nearest_index
@@ -673,9 +674,7 @@ def _summary(values: Mapping[str, Any], result: dict) -> html.Dl:
                 f"{result['shapes'][slow[0]]} at λ = {result['lams'][slow[1]]:g})",
             )
         )
-    return html.Dl(
-        [part for name, text in items for part in (html.Dt(name), html.Dd(text))], className="facts"
-    )
+    return components.facts(items)
 
 
 def export(values: Mapping[str, Any], result: dict) -> dict[str, dict[str, np.ndarray]]:

@@ -11,6 +11,7 @@ from dash import html
 
 from solvers import single_neuron as sn
 
+from .. import components
 from .. import figures as fig
 from ..state import Field, StateSpec
 from ..view import Panel, Preset, Rendered, View, trajectory_tables
@@ -548,9 +549,7 @@ def _summary(values: Mapping[str, Any], result: dict) -> html.Div:
         ("final loss", f"{exact['loss'][-1]:.3g}"),
         ("largest S(0, t)", f"{np.max(exact['kernel_distance']):.3g}"),
     ]
-    return html.Dl(
-        [part for name, text in items for part in (html.Dt(name), html.Dd(text))], className="facts"
-    )
+    return components.facts(items)
 
 
 def export(values: Mapping[str, Any], result: dict) -> dict[str, dict[str, np.ndarray]]:

@@ -14,6 +14,7 @@ from dash import html
 
 from solvers import single_neuron as sn
 
+from .. import components
 from .. import figures as fig
 from ..state import Field, StateSpec
 from ..view import Panel, Preset, Rendered, View, nearest_index
@@ -273,9 +274,7 @@ def _summary(values: Mapping[str, Any], result: dict) -> html.Dl:
             f"{np.mean(result['loss_ratio_log10'] <= -2):.0%}",
         ),
     ]
-    return html.Dl(
-        [part for name, text in items for part in (html.Dt(name), html.Dd(text))], className="facts"
-    )
+    return components.facts(items)
 
 
 def export(values: Mapping[str, Any], result: dict) -> dict[str, dict[str, np.ndarray]]:
