@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from app.views.single_neuron import VIEW as TRAJECTORY
-from app.views.single_neuron_map import VIEW, delta_at, delta_position
+from app.views.single_neuron_map import VIEW, delta_at, delta_position, grid
 from solvers import single_neuron as sn
 from tests.dash_client import payload
 
@@ -81,7 +81,7 @@ def test_the_regimes_are_written_where_the_map_shows_them():
 def test_a_click_opens_that_cell_in_the_trajectory_view():
     chosen = values(t=42.0, init_angle=150.0, eta_ratio=2.0)
     controls = VIEW.spec.controls(chosen)
-    scales, deltas = VIEW.compute(chosen)["scales"], VIEW.compute(chosen)["deltas"]
+    scales, deltas = grid(chosen)
     # a click anywhere inside cell (20, 10) — here near its corner — opens that cell
     step = delta_position(deltas[11]) - delta_position(deltas[10])
     point = {"x": float(delta_position(deltas[10]) + 0.4 * step), "y": scales[20] * 1.01}
@@ -139,7 +139,7 @@ def test_the_click_callback_over_http(client, dependencies):
         f"{VIEW.key}-{name}.value": value
         for name, value in zip(VIEW.spec.names, VIEW.spec.controls(values()), strict=True)
     }
-    scales, deltas = VIEW.compute(values())["scales"], VIEW.compute(values())["deltas"]
+    scales, deltas = grid(values())
     click = {"points": [{"x": float(delta_position(deltas[50])), "y": scales[7], "z": 0.01}]}
     body = payload(callback, controls | {f"{VIEW.key}-graph-loss.clickData": click})
     body["changedPropIds"] = [f"{VIEW.key}-graph-loss.clickData"]
