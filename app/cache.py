@@ -1,10 +1,15 @@
-"""Solver results cached with flask-caching, keyed on the tuple of parameters.
+"""Solver results cached with flask-caching, keyed on the tuple of parameters, stored as data.
 
 flask-caching's ``memoize`` keys on the arguments' ``repr``, which numpy abbreviates for long
 arrays (two different arrays can share a key). Here the key is built from the view's tuple of
-scalar parameters instead. A failing backend degrades to computing every time; it never breaks
-a request, and after a failure it is left alone for a while so that an unreachable Redis costs
-one timeout per worker every half minute, not one per request.
+scalar parameters and the schema of its result type (:mod:`app.codec`), so a changed result
+type never reads old entries.
+
+Entries are bytes written by :mod:`app.codec`, never pickles: :class:`DataOnlySerializer`
+replaces every backend's pickling, so what is read from a shared Redis or a cache folder is
+parsed as data and anything else is a miss. A failing backend degrades to computing every
+time; it never breaks a request, and after a failure it is left alone for a while so that an
+unreachable Redis costs one timeout per worker every half minute, not one per request.
 """
 
 from __future__ import annotations
@@ -14,20 +19,56 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import IO, Any, TypeVar
 
+from cachelib.serializers import BaseSerializer
+from flask import Flask
 from flask_caching import Cache
 
-__all__ = ["ResultCache"]
+from .codec import CodecError, codec_for
+
+__all__ = ["DataOnlySerializer", "ResultCache"]
 
 log = logging.getLogger(__name__)
 Result = TypeVar("Result")
 
-#: bump when the shape of cached results changes, so old entries are not misread
-VERSION = "1"
-
 #: seconds a failing backend is bypassed before it is tried again
 RETRY_AFTER_SECONDS = 30.0
+
+
+class DataOnlySerializer(BaseSerializer):
+    """The serializer of every cache backend: stores bytes and integers, reads nothing else.
+
+    cachelib's default serializers pickle, and unpickling whatever a Redis or a cache folder
+    holds would run code planted there. Integers are kept (the file-system backend counts its
+    entries with one; Redis keeps them as plain digits for INCR); anything else read back —
+    a pickle among them — is returned as None, a miss.
+    """
+
+    TAG = b"lazy-rich-bytes:"
+
+    def dumps(self, value: Any, protocol: int = 0) -> bytes:
+        if type(value) is int:
+            return str(value).encode("ascii")
+        if isinstance(value, bytes):
+            return self.TAG + value
+        raise TypeError(f"the result cache stores bytes, not {type(value).__name__}")
+
+    def loads(self, value: bytes | None) -> Any:
+        if not isinstance(value, bytes):
+            return None
+        if value.startswith(self.TAG):
+            return value[len(self.TAG) :]
+        try:
+            return int(value.decode("ascii"))
+        except (UnicodeDecodeError, ValueError):
+            return None
+
+    def dump(self, value: Any, f: IO[bytes], protocol: int = 0) -> None:
+        f.write(self.dumps(value))
+
+    def load(self, f: IO[bytes]) -> Any:
+        return self.loads(f.read())
 
 
 class ResultCache:
@@ -37,13 +78,31 @@ class ResultCache:
         self.hits = 0
         self.misses = 0
         self.failures = 0
+        #: entries that were present but not readable as results (corrupt, foreign, planted)
+        self.refused = 0
         self._bypass_until = 0.0
         self._lock = threading.Lock()
 
+    @classmethod
+    def for_app(
+        cls, server: Flask, config: dict[str, Any], retry_after: float = RETRY_AFTER_SECONDS
+    ) -> ResultCache:
+        """A result cache on ``server`` from flask-caching ``config``, with the data-only
+        serializer whatever the backend."""
+        if config.get("CACHE_TYPE") != "NullCache":  # the one backend that stores nothing
+            config = config | {"CACHE_SERIALIZER": DataOnlySerializer()}
+        flask_cache = Cache(server, config=config)
+        return cls(flask_cache, retry_after)
+
+    @classmethod
+    def in_memory(cls) -> ResultCache:
+        """A private in-process cache (tests, scripts)."""
+        return cls.for_app(Flask(__name__), {"CACHE_TYPE": "SimpleCache"})
+
     @staticmethod
-    def key(namespace: str, parameters: tuple) -> str:
+    def key(namespace: str, parameters: tuple, schema: str) -> str:
         digest = hashlib.sha256(repr(parameters).encode()).hexdigest()[:40]
-        return f"lazy-rich:{VERSION}:{namespace}:{digest}"
+        return f"lazy-rich:{schema}:{namespace}:{digest}"
 
     @property
     def available(self) -> bool:
@@ -63,24 +122,54 @@ class ResultCache:
             self.retry_after,
         )
 
+    def _read(self, key: str) -> Any:
+        if not self.available:
+            return None
+        try:
+            return self.cache.get(key)
+        except Exception as error:  # a broken backend must not break the page
+            self._failed("read", key, error)
+            return None
+
+    def _write(self, key: str, entry: bytes) -> None:
+        if not self.available:
+            return
+        try:
+            stored = self.cache.set(key, entry)
+        except Exception as error:
+            self._failed("write", key, error)
+            return
+        if stored is False:  # e.g. a read-only cache folder: the backend logged why
+            self._failed("write", key, OSError("the backend did not store the entry"))
+
     def get_or_compute(
-        self, namespace: str, parameters: tuple, compute: Callable[[], Result]
+        self,
+        namespace: str,
+        parameters: tuple,
+        compute: Callable[[], Result],
+        result_type: Any = object,
     ) -> Result:
-        key = self.key(namespace, parameters)
-        found: Any = None
-        if self.available:
+        """The cached result of ``compute()`` for these parameters, computed on a miss.
+        ``result_type`` (the type ``compute`` returns) decides what an entry may contain."""
+        codec = codec_for(result_type)
+        key = self.key(namespace, parameters, codec.schema)
+        found = self._read(key)
+        if found is not None:
             try:
-                found = self.cache.get(key)
-            except Exception as error:  # a broken backend must not break the page
-                self._failed("read", key, error)
-        if isinstance(found, tuple) and len(found) == 2 and found[0] == parameters:
-            self.hits += 1  # the parameters are compared too: a hash collision is a miss
-            return found[1]
+                stored_parameters, result = codec.decode(found)
+            except (CodecError, TypeError, ValueError) as error:
+                self.refused += 1
+                log.warning("ignored an unreadable cache entry %s (%s)", key, error)
+            else:
+                if stored_parameters == parameters:  # a hash collision is a miss
+                    self.hits += 1
+                    return result
         self.misses += 1
         result = compute()
-        if self.available:
-            try:
-                self.cache.set(key, (parameters, result))
-            except Exception as error:
-                self._failed("write", key, error)
+        try:
+            entry = codec.encode((parameters, result))
+        except CodecError as error:
+            log.warning("result of %s not cached: %s", namespace, error)
+        else:
+            self._write(key, entry)
         return result

@@ -12,6 +12,7 @@ that names the variable and what it accepts (a deployment fails loudly, not half
 * ``CACHE_KEY_PREFIX`` — prefix for every key, to share one Redis between deployments.
 * ``CACHE_DEFAULT_TIMEOUT`` (3600 s), ``CACHE_THRESHOLD`` (2000 entries, file-system and
   in-memory caches only).
+* ``CACHE_RETRY_AFTER`` — seconds a failing cache is bypassed before it is tried again (30).
 * ``FRAME_ANCESTORS`` — pages allowed to embed the app in an iframe
   (``https://canvas.example.edu``); unset, any page may.
 * ``DASH_URL_BASE_PATHNAME`` — serve under a path prefix (``/lazy-rich/``); or
@@ -116,6 +117,8 @@ class Settings:
     cache_dir: str = os.path.join(tempfile.gettempdir(), "lazy-rich-cache")
     cache_timeout: int = 3600
     cache_threshold: int = 2000
+    #: seconds a failing cache backend is bypassed before it is tried again
+    cache_retry_after: int = 30
     cache_redis_url: str | None = None
     cache_key_prefix: str | None = None
     #: CSP source list for ``frame-ancestors``; ``None`` lets any page embed the app
@@ -162,6 +165,7 @@ class Settings:
             cache_dir=env.get("CACHE_DIR", "").strip() or cls.cache_dir,
             cache_timeout=_integer(env, "CACHE_DEFAULT_TIMEOUT", cls.cache_timeout, 1, 30 * 86400),
             cache_threshold=_integer(env, "CACHE_THRESHOLD", cls.cache_threshold, 10, 10**7),
+            cache_retry_after=_integer(env, "CACHE_RETRY_AFTER", cls.cache_retry_after, 0, 3600),
             cache_redis_url=redis_url,
             cache_key_prefix=prefix,
             frame_ancestors=frame_ancestors(ancestors) if ancestors else None,

@@ -10,7 +10,6 @@ from urllib.parse import parse_qs
 
 from dash import Dash, Input, Output, State, dcc, html
 from flask import Response, jsonify
-from flask_caching import Cache
 from werkzeug.exceptions import HTTPException
 
 from solvers.performance import keep_freed_memory
@@ -96,8 +95,9 @@ def create_app(settings: Settings | None = None, **dash_options) -> Dash:
         **(settings.dash_paths() | dash_options),
     )
     app.server.config["MAX_CONTENT_LENGTH"] = MAX_REQUEST_BYTES
-    flask_cache = Cache(app.server, config=settings.flask_caching_config())
-    cache = ResultCache(flask_cache)
+    cache = ResultCache.for_app(
+        app.server, settings.flask_caching_config(), settings.cache_retry_after
+    )
     app.server.config["RESULT_CACHE"] = cache
 
     prefix = app.config.requests_pathname_prefix

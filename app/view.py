@@ -122,12 +122,17 @@ class View:
     )
     #: whether the navigation bar lists the view (maps are reached from their own page)
     in_nav: bool = True
+    #: what ``compute`` returns: the dataclasses it reaches may be stored in the cache
+    result_type: Any = object
 
     # -- computing ------------------------------------------------------------------------
 
     def results(self, cache: ResultCache, values: Mapping[str, Any]):
         return cache.get_or_compute(
-            self.key, self.spec.physics_key(values), lambda: self.compute(values)
+            self.key,
+            self.spec.physics_key(values),
+            lambda: self.compute(values),
+            self.result_type,
         )
 
     # -- layout ---------------------------------------------------------------------------

@@ -95,6 +95,42 @@
     }
   });
 
+  /* A worker that dies mid-request (a crash, a restart by the server) breaks that request's
+   * connection — before the answer or halfway through it — and Dash would leave the plots
+   * stale. Callbacks are pure functions of their inputs, so resending is safe: a callback
+   * request whose answer does not arrive whole, or that gets a 502/503/504 from a proxy, is
+   * sent again — twice at most, after a short pause. */
+  var plainFetch = window.fetch.bind(window);
+  var RETRIES = 2;
+  function pause(ms) { return new Promise(function (done) { setTimeout(done, ms); }); }
+  window.fetch = function (resource, init) {
+    if (typeof resource !== "string" || resource.indexOf("_dash-update-component") === -1) {
+      return plainFetch(resource, init);
+    }
+    var attempt = 0;
+    function send() {
+      return plainFetch(resource, init).then(function (response) {
+        if ([502, 503, 504].indexOf(response.status) !== -1 && attempt < RETRIES) {
+          return retry();
+        }
+        // read the whole body here, so that a connection lost halfway is retried too
+        return response.arrayBuffer().then(function (body) {
+          return new Response(body, {
+            status: response.status, statusText: response.statusText, headers: response.headers
+          });
+        });
+      }).catch(function (error) {
+        if ((error && error.name === "AbortError") || attempt >= RETRIES) { throw error; }
+        return retry();
+      });
+    }
+    function retry() {
+      attempt += 1;
+      return pause(250 * attempt).then(send);
+    }
+    return send();
+  };
+
   /* Log-scale sliders work on log10 of the value; their tooltip shows the value itself. */
   window.dccFunctions = Object.assign({}, window.dccFunctions, {
     lazyRichPow10: function (exponent) { return format(Math.pow(10, exponent)); }

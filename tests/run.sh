@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
-# Install everything the test suite needs, then run it. Extra arguments go to pytest.
-#   bash tests/run.sh                 # the whole suite
-#   bash tests/run.sh tests/unit -x   # a part of it
+# Install everything the test suite needs into a brand-new virtual environment, then run the
+# suite there. Extra arguments go to pytest.
+#   bash tests/run.sh                   # the whole suite (what CI runs)
+#   bash tests/run.sh tests/unit -x     # a part of it
+#
+# The virtual environment is made afresh in a temporary folder and removed afterwards, so
+# nothing left on the machine can hide a missing install step; pip resolves the newest versions
+# pyproject.toml allows. Set TEST_VENV=/some/folder to keep (and reuse) it between runs.
 #
 # Browser tests drive Debian's chromium (never a downloaded browser); cache tests start a real
 # redis-server. When these are missing and this runs as root with apt, they are installed;
@@ -9,10 +14,12 @@
 # skip into a failure).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+started=$SECONDS
 
 needed=()
-command -v chromium >/dev/null 2>&1 || needed+=(chromium chromium-driver)
+command -v chromium >/dev/null 2>&1 || needed+=(chromium)
 command -v redis-server >/dev/null 2>&1 || needed+=(redis-server)
+python3 -c "import ensurepip, venv" >/dev/null 2>&1 || needed+=(python3-venv)
 if [ ${#needed[@]} -gt 0 ]; then
   if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
     echo "installing Debian packages: ${needed[*]}"
@@ -22,5 +29,21 @@ if [ ${#needed[@]} -gt 0 ]; then
   fi
 fi
 
-python3 -m pip install --quiet --disable-pip-version-check -e ".[test]"
-python3 -m pytest "$@"
+if [ -n "${TEST_VENV:-}" ]; then
+  venv=$TEST_VENV
+else
+  venv=$(mktemp -d "${TMPDIR:-/tmp}/lazy-rich-test-venv.XXXXXX")
+  trap 'rm -rf "$venv"' EXIT
+fi
+[ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+echo "installing the project and its test tools into $venv"
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade pip
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade -e ".[test]"
+echo "installed in $((SECONDS - started)) s; running the tests"
+
+# Two processes share the tests (pytest-xdist; one per core); the ten slowest are listed last.
+status=0
+"$venv/bin/python" -m pytest -n "${TEST_PROCESSES:-auto}" --dist worksteal --durations=10 "$@" \
+  || status=$?
+echo "tests/run.sh took $((SECONDS - started)) s in all"
+exit $status

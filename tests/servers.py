@@ -98,6 +98,20 @@ def gunicorn(
         shutil.rmtree(scratch / "cache", ignore_errors=True)
 
 
+def worker_pids(master: int, expected: int | None = None, seconds: float = 30) -> set[int]:
+    """The worker PIDs of a gunicorn master; with ``expected``, wait (up to ``seconds``) for
+    that many to be running (the health check answers as soon as the first one is up)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        found = subprocess.run(
+            ["ps", "-o", "pid=", "--ppid", str(master)], capture_output=True, text=True
+        ).stdout
+        pids = {int(pid) for pid in found.split()}
+        if expected is None or len(pids) == expected or time.monotonic() > deadline:
+            return pids
+        time.sleep(0.1)
+
+
 def redis_binary() -> str | None:
     return shutil.which("redis-server")
 

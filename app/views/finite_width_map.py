@@ -1104,4 +1104,5 @@ VIEW = View(
         "zeta": open_sweep_point,
     },
     in_nav=False,
+    result_type=dict[str, fw.WidthSweep],
 )

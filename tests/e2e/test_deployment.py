@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import json
 import random
-import subprocess
 import threading
-import time
 import urllib.error
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
@@ -36,20 +34,6 @@ def _request(url: str, body: bytes | None = None, timeout: float = 30) -> tuple[
         return error.code, dict(error.headers), error.read()
 
 
-def _workers(master: int, expected: int | None = None) -> set[int]:
-    """The worker PIDs of a gunicorn master; with `expected`, wait for that many to boot
-    (the health check answers as soon as the first one is up)."""
-    deadline = time.monotonic() + 30
-    while True:
-        found = subprocess.run(
-            ["ps", "-o", "pid=", "--ppid", str(master)], capture_output=True, text=True
-        ).stdout
-        pids = {int(pid) for pid in found.split()}
-        if expected is None or len(pids) == expected or time.monotonic() > deadline:
-            return pids
-        time.sleep(0.1)
-
-
 def _main_callback(dependencies, view) -> dict:
     return next(d for d in dependencies if f"{view.key}-summary.children" in d["output"])
 
@@ -70,7 +54,7 @@ def test_production_server_settings(tmp_path):
     with servers.gunicorn(env, workers=3, threads=2, log=log) as (url, process):
         status, headers, body = _request(url + "/healthz")
         assert status == 200 and json.loads(body)["status"] == "ok"
-        assert len(_workers(process.pid, expected=3)) == 3
+        assert len(servers.worker_pids(process.pid, expected=3)) == 3
         status, headers, page = _request(url + "/single-neuron")
         assert status == 200
         assert headers["X-Content-Type-Options"] == "nosniff"
@@ -85,7 +69,7 @@ def test_production_server_settings(tmp_path):
 def test_thousands_of_hostile_requests_leave_the_server_serving(tmp_path):
     log = tmp_path / "gunicorn.log"
     with servers.gunicorn(workers=2, threads=4, log=log) as (url, process):
-        workers_before = _workers(process.pid, expected=2)
+        workers_before = servers.worker_pids(process.pid, expected=2)
         assert len(workers_before) == 2
         dependencies = json.loads(_request(url + "/_dash-dependencies")[2])
         callbacks = server_callbacks(dependencies)
@@ -114,7 +98,7 @@ def test_thousands_of_hostile_requests_leave_the_server_serving(tmp_path):
         ).encode()
         status, _, answer = _request(url + "/_dash-update-component", body)
         assert status == 200 and json.loads(answer)["response"][f"{view.key}-url"]["search"]
-        assert _workers(process.pid) == workers_before
+        assert servers.worker_pids(process.pid) == workers_before
         text = log.read_text()  # before shutting down, when every worker says it exits
         assert "WORKER TIMEOUT" not in text and "Worker exiting" not in text
 

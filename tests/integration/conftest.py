@@ -1,6 +1,4 @@
 import pytest
-from flask import Flask
-from flask_caching import Cache
 
 from app import create_app
 from app.cache import ResultCache
@@ -10,7 +8,7 @@ from app.config import Settings
 @pytest.fixture(scope="module")
 def cache():
     """A fresh in-memory result cache for calling views' callbacks directly."""
-    return ResultCache(Cache(Flask(__name__), config={"CACHE_TYPE": "SimpleCache"}))
+    return ResultCache.in_memory()
 
 
 @pytest.fixture(scope="session")

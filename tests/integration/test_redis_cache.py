@@ -2,10 +2,14 @@
 results shared between app instances — as between machines behind a load balancer — and a
 Redis that goes away costs nothing but the cache."""
 
+import pickle
+
 import pytest
 import redis
 
 from app import create_app
+from app.cache import DataOnlySerializer
+from app.codec import MAGIC
 from app.config import Settings
 from app.views import VIEWS
 from tests import servers
@@ -55,7 +59,8 @@ def test_two_machines_share_results_through_redis(redis_url):
     answer = _move(first_client, dependencies, delta=2.5, horizon=31.0)
     assert (first_cache.misses, first_cache.hits) == (1, 0)
     stored = redis.Redis.from_url(redis_url).keys("shared-test:*")
-    assert len(stored) == 1 and stored[0].decode().startswith(f"shared-test:lazy-rich:1:{VIEW.key}")
+    assert len(stored) == 1 and stored[0].decode().startswith("shared-test:lazy-rich:")
+    assert f":{VIEW.key}:" in stored[0].decode()
 
     again = _move(second_client, dependencies, delta=2.5, horizon=31.0)
     assert (second_cache.misses, second_cache.hits) == (0, 1)  # computed by the other machine
@@ -111,3 +116,52 @@ def test_a_vanished_redis_costs_only_the_cache_and_is_used_again_when_back():
         _move(client, dependencies, delta=5.0)
         assert cache.failures == 1 and cache.available
         assert len(redis.Redis.from_url(url).keys("vanishing:*")) == 1
+
+
+class _Planted:
+    """A pickle that, if loaded, writes ``path``: what an attacker with access to the cache
+    would plant."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def __reduce__(self):
+        return (exec, (f"open({self.path!r}, 'w').write('ran')",))
+
+
+def test_a_planted_pickle_in_redis_is_a_miss_not_code(redis_url, tmp_path):
+    """Someone who can write to the Redis replaces a real entry with a pickle: the worker does
+    not run it — it is treated as a miss, the page is computed and the entry is written anew."""
+    app, client, dependencies = _machine(redis_url, "planted:")
+    cache = app.server.config["RESULT_CACHE"]
+    answer = _move(client, dependencies, delta=1.5)
+    server = redis.Redis.from_url(redis_url)
+    (key,) = server.keys("planted:*")
+    marker = tmp_path / "ran"
+    for payload_bytes in (
+        b"!" + pickle.dumps(_Planted(str(marker))),  # what cachelib's serializer would unpickle
+        DataOnlySerializer.TAG + pickle.dumps(_Planted(str(marker))),  # tagged, still not data
+    ):
+        server.set(key, payload_bytes)
+        misses = cache.misses
+        assert _move(client, dependencies, delta=1.5) == answer
+        assert cache.misses == misses + 1 and not marker.exists()
+        assert server.get(key).startswith(DataOnlySerializer.TAG + MAGIC)  # rewritten as data
+    assert cache.refused == 1  # the tagged one was read and refused; the bare pickle never read
+
+
+def test_a_planted_pickle_in_the_cache_folder_is_a_miss_not_code(tmp_path):
+    folder = tmp_path / "cache"
+    settings = Settings.from_env({"CACHE_TYPE": "FileSystemCache", "CACHE_DIR": str(folder)})
+    app = create_app(settings)
+    client = app.server.test_client()
+    dependencies = client.get("/_dash-dependencies").get_json()
+    answer = _move(client, dependencies, delta=-0.5)
+    # cachelib's file layout: 4 bytes of expiry, then the value (beside it: an entry count)
+    entries = [p for p in folder.iterdir() if p.read_bytes()[4:].startswith(DataOnlySerializer.TAG)]
+    assert len(entries) == 1
+    marker = tmp_path / "ran"
+    entries[0].write_bytes(b"\0\0\0\0" + pickle.dumps(_Planted(str(marker))))
+    assert _move(client, dependencies, delta=-0.5) == answer
+    assert not marker.exists()
+    assert app.server.config["RESULT_CACHE"].misses == 2

@@ -12,6 +12,7 @@ def test_defaults_need_nothing_set_up():
     assert settings.dash_paths() == {}
     config = settings.flask_caching_config()
     assert config["CACHE_TYPE"] == "FileSystemCache" and config["CACHE_DIR"]
+    assert Settings.from_env({"CACHE_RETRY_AFTER": "5"}).cache_retry_after == 5
 
 
 def test_a_redis_url_selects_the_redis_cache_with_short_timeouts():
@@ -36,6 +37,7 @@ def test_a_redis_url_selects_the_redis_cache_with_short_timeouts():
         ({"CACHE_REDIS_URL": "redis://"}, "redis://host:6379/0"),
         ({"CACHE_DEFAULT_TIMEOUT": "soon"}, "whole number"),
         ({"CACHE_THRESHOLD": "1"}, "between 10 and"),
+        ({"CACHE_RETRY_AFTER": "-1"}, "CACHE_RETRY_AFTER must be between 0 and 3600"),
         ({"CACHE_KEY_PREFIX": "a b"}, "CACHE_KEY_PREFIX"),
         ({"FRAME_ANCESTORS": "https://a.edu; script-src *"}, "is not an origin"),
         ({"FRAME_ANCESTORS": "'none' https://a.edu"}, "cannot be combined"),

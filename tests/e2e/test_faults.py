@@ -1,0 +1,94 @@
+"""Faults under load, against the Procfile's gunicorn with simulated students dragging sliders
+(:mod:`tests.faults`). Each test prints its requests sent / failed (``pytest -s`` shows them;
+``benchmarks/load_test.py --faults`` prints the README's rows)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+
+import pytest
+
+from app.views import VIEWS
+from tests import faults, require, servers
+from tests.e2e.test_browser import move, query, signature, wait_for_change, wait_for_graphs
+
+pytestmark = pytest.mark.e2e
+CLIENTS = 8
+
+
+def _report(run: faults.FaultRun) -> None:
+    print(
+        f"\n{run.name}: {run.sent} requests sent, {len(run.failed)} failed, "
+        f"{len(run.retried)} resent after a broken connection; {run.facts}"
+    )
+
+
+def test_a_killed_worker_is_replaced_and_only_requests_in_flight_fail():
+    run = faults.kill_a_worker(CLIENTS)
+    _report(run)
+    assert run.facts["victim"] not in run.facts["after"] and len(run.facts["after"]) == 2
+    # a request waited on the frozen worker when it was killed: it broke, and was resent
+    # (no answer yet) or failed (half an answer, which a browser does not resend)
+    assert run.facts["waiting on it"] >= 1 and len(run.retried) + len(run.failed) >= 1
+    in_flight = [o for o in run.outcomes if o.started <= run.struck <= o.started + o.seconds]
+    assert all(o in in_flight for o in run.failed), "a request sent after the kill failed"
+    assert len(run.retried) <= CLIENTS  # only connections the dead worker held broke
+    assert run.served_after(run.struck + 2) > 20  # the service carried on
+
+
+def test_redis_stopped_and_restarted_costs_nothing_but_the_cache():
+    if servers.redis_binary() is None:
+        require("redis", "redis-server is not installed (Debian package redis-server)")
+    run = faults.restart_redis(CLIENTS)
+    _report(run)
+    assert not run.failed and all(o.status == 200 or o.status == 204 for o in run.outcomes)
+    assert run.facts["stored before"] > 0
+    assert run.facts["health while down"]["status"] == "ok"
+    assert run.facts["stored after restart"] > 0  # the cache came back with Redis
+    assert run.served_after(run.struck) > 20
+
+
+def test_a_read_only_cache_folder_still_serves_every_page():
+    run = faults.read_only_cache(CLIENTS)
+    _report(run)
+    assert not run.failed
+    assert run.facts["entries during"] == run.facts["entries at fault"]  # the fault was real
+    assert run.facts["entries after"] > run.facts["entries during"]  # and writing resumed
+    assert run.served_after(run.struck) > 20
+
+
+def test_the_page_recovers_when_the_worker_answering_it_dies_twice(browser, tmp_path):
+    """The only worker is killed while it computes a slider's update, and its replacement too
+    while it computes the resent request: the browser's own resend (on a kept-alive connection)
+    covers the first break, the page's resend (assets/app.js) the second; the plots follow."""
+    view = VIEWS[0]
+    with servers.gunicorn(workers=1, threads=2, log=tmp_path / "log") as (url, master):
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        page = context.new_page()
+        try:
+            page.goto(f"{url}{view.path}")
+            wait_for_graphs(page, view)
+            before = signature(page, view)
+            killed: list[int] = []
+
+            def kill_while_computing(times: int) -> None:
+                for _ in range(times):
+                    workers = servers.worker_pids(master.pid, expected=1)
+                    victim = faults.busy_worker(workers, seconds=10)  # it computes a request
+                    os.kill(victim, signal.SIGKILL)
+                    killed.append(victim)
+                    while victim in servers.worker_pids(master.pid):
+                        time.sleep(0.01)
+
+            killer = threading.Thread(target=kill_while_computing, args=(2,), daemon=True)
+            killer.start()
+            move(page, view, view.spec.by_name["delta"])
+            wait_for_change(page, view, before, "the worker died twice")
+            killer.join(15)
+            assert len(killed) == 2 and not set(killed) & servers.worker_pids(master.pid)
+            assert query(page)["delta"] != "0"
+        finally:
+            context.close()

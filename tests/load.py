@@ -1,0 +1,186 @@
+"""Simulated students dragging sliders against a live server — the load generator shared by
+``benchmarks/load_test.py`` and the fault tests (``tests/e2e/test_faults.py``).
+
+Each student is a thread with its own HTTP connection (kept alive, as a browser does) that opens
+a view and then, until stopped, *drags a slider*: a burst of 5–15 requests, each the previous
+value moved a little (the updates a drag sends, one after the other as the answers arrive), then
+lets go and looks at the plots for 0.5–3 s. The values wander continuously, so almost every
+request is a cache miss — the hard case. Between drags a student sometimes switches view or picks
+a preset.
+
+Like a browser, a student resends a request once on a fresh connection when the connection
+broke before any answer came (a worker that died, a kept-alive socket the server closed): every
+request's outcome records whether it needed that retry.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import random
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import requests
+
+from app.views import VIEWS
+from tests.dash_client import payload
+
+TIMEOUT_SECONDS = 30
+
+
+@dataclass(frozen=True)
+class Outcome:
+    started: float  #: time.monotonic() when sent
+    seconds: float  #: until the final answer (or failure)
+    status: int | None  #: HTTP status of the final answer; None if none came
+    retried: bool  #: the first attempt broke without an answer and was sent again
+    error: str | None  #: why the request failed (None if it succeeded)
+
+
+@dataclass
+class Tally:
+    outcomes: list[Outcome] = field(default_factory=list)
+    #: requests sent and not yet answered: id → time.monotonic() when sent
+    pending: dict[int, float] = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def start(self) -> tuple[int, float]:
+        with self.lock:
+            ident, now = (
+                len(self.outcomes) + len(self.pending) + id(threading.current_thread()),
+                time.monotonic(),
+            )
+            self.pending[ident] = now
+            return ident, now
+
+    def add(self, ident: int, outcome: Outcome) -> None:
+        with self.lock:
+            self.pending.pop(ident, None)
+            self.outcomes.append(outcome)
+
+    def oldest_pending(self) -> float:
+        """Seconds the longest-waiting request has waited so far (0 if none waits)."""
+        with self.lock:
+            return time.monotonic() - min(self.pending.values(), default=time.monotonic())
+
+    def snapshot(self) -> list[Outcome]:
+        with self.lock:
+            return list(self.outcomes)
+
+    @property
+    def sent(self) -> int:
+        return len(self.snapshot())
+
+    def failed(self) -> list[Outcome]:
+        return [o for o in self.snapshot() if o.error]
+
+
+class Student:
+    """One simulated user: a view, its current control values and a slider being dragged."""
+
+    def __init__(self, url: str, dependencies: list[dict], seed: int) -> None:
+        self.url = url
+        self.dependencies = dependencies
+        self.rng = random.Random(seed)
+        self.session = requests.Session()
+        self.open_view(self.rng.choice(VIEWS))
+
+    def open_view(self, view) -> None:
+        self.view = view
+        self.values = view.spec.defaults()
+        self.main = next(
+            d for d in self.dependencies if f"{view.key}-summary.children" in d["output"]
+        )
+        self.preset_callback = next(
+            d for d in self.dependencies if d["inputs"][0]["id"] == f"{view.key}-preset"
+        )
+        self.sliders = [f for f in view.spec.fields if f.kind in ("float", "int") and f.physics]
+
+    def _attempt(self, body: dict) -> tuple[int | None, str | None]:
+        try:
+            response = self.session.post(
+                self.url + "/_dash-update-component", json=body, timeout=TIMEOUT_SECONDS
+            )
+        except requests.ConnectionError as error:
+            return None, type(error).__name__
+        except requests.RequestException as error:
+            return None, type(error).__name__ + " (no retry)"
+        ok = response.status_code in (200, 204)
+        return response.status_code, None if ok else f"HTTP {response.status_code}"
+
+    def post(self, body: dict, tally: Tally) -> None:
+        ident, start = tally.start()
+        status, error = self._attempt(body)
+        retried = status is None and not (error or "").endswith("(no retry)")
+        if retried:  # the connection broke before an answer: resend once, as browsers do
+            self.session.close()
+            status, error = self._attempt(body)
+        tally.add(ident, Outcome(start, time.monotonic() - start, status, retried, error))
+
+    def nudge(self, spec, position: float) -> None:
+        """Move a slider to a relative position in [0, 1] of its (log) range."""
+        if spec.log:
+            low, high = math.log10(spec.low), math.log10(spec.high)
+            value = 10 ** (low + position * (high - low))
+        else:
+            value = spec.low + position * (spec.high - spec.low)
+        self.values[spec.name] = round(value) if spec.kind == "int" else value
+        self.values = self.view.spec.parse(self.values).values
+
+    def drag(self, tally: Tally, stop: threading.Event) -> None:
+        spec = self.rng.choice(self.sliders)
+        position = self.rng.random()
+        step = self.rng.choice((-1, 1)) * self.rng.uniform(0.005, 0.03)
+        extras = {
+            f"{self.view.key}-extras.data": {},
+            f"{self.view.key}-initial-messages.data": [],
+        }
+        for _ in range(self.rng.randint(5, 15)):
+            if stop.is_set():
+                return
+            position = min(1.0, max(0.0, position + step))
+            self.nudge(spec, position)
+            controls = {
+                f"{self.view.key}-{name}.value": control
+                for name, control in zip(
+                    self.view.spec.names, self.view.spec.controls(self.values), strict=True
+                )
+            }
+            self.post(payload(self.main, controls | extras), tally)
+
+    def run(self, tally: Tally, stop: threading.Event) -> None:
+        while not stop.is_set():
+            choice = self.rng.random()
+            if choice < 0.05:
+                self.open_view(self.rng.choice(VIEWS))
+            elif choice < 0.10:
+                preset = self.rng.choice(self.view.presets)
+                key = f"{self.view.key}-preset.value"
+                self.post(payload(self.preset_callback, {key: preset.name}), tally)
+            self.drag(tally, stop)
+            stop.wait(self.rng.uniform(0.5, 3.0))
+
+
+@contextlib.contextmanager
+def students(url: str, clients: int, seed: int = 0) -> Iterator[Tally]:
+    """``clients`` students load ``url`` while the block runs; yields their running tally."""
+    dependencies = requests.get(url + "/_dash-dependencies", timeout=10).json()
+    tally, stop = Tally(), threading.Event()
+    crowd = [Student(url, dependencies, seed + k) for k in range(clients)]
+    threads = [threading.Thread(target=s.run, args=(tally, stop), daemon=True) for s in crowd]
+    for thread in threads:
+        thread.start()
+        time.sleep(0.5 / clients)  # students arrive over half a second, not in one instant
+    try:
+        yield tally
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join(TIMEOUT_SECONDS * 2 + 5)
+
+
+def percentile(sorted_values: list[float], fraction: float) -> float:
+    return sorted_values[min(len(sorted_values) - 1, math.ceil(fraction * len(sorted_values)) - 1)]
