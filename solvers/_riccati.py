@@ -22,13 +22,25 @@ accuracy once the bracketed matrix becomes ill-conditioned. Two evaluators avoid
   steps. Checked against a 900-digit evaluation to ~1e-15 up to t = 1e3 and against exact scalar
   laws up to t = 1e12. A horizon that would need more than ``MAX_RESTARTS`` steps (rates spread
   over many decades, watched far beyond the slow ones) is refused with a ValueError.
+* :class:`DecayingForm` — several columns, restart-free: when the initial factor's component on
+  the h fastest modes of F is invertible and the fastest h rates are positive, the same closed
+  form can be rewritten with only decaying exponentials (docs/theory.md, "λ-balanced:
+  restart-free closed form"; Dominé et al. App. B.5). Every time is then one array expression,
+  and a bound on the condition number, formed along the way, says where it is as exact as the
+  march; :meth:`MatrixRiccati.factors` uses it there and marches elsewhere.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["MatrixRiccati", "growth_integral", "log_growth_integral", "rank_one_coefficients"]
+__all__ = [
+    "DecayingForm",
+    "MatrixRiccati",
+    "growth_integral",
+    "log_growth_integral",
+    "rank_one_coefficients",
+]
 
 
 def growth_integral(rates: np.ndarray, t: np.ndarray) -> np.ndarray:
@@ -125,6 +137,7 @@ class MatrixRiccati:
     Factorises F once (``eigh``); :meth:`factors` then returns, for each requested time, an
     n×h matrix X(t) with ``X Xᵀ = Q Qᵀ(t)`` to rounding (X equals Q up to an h×h rotation);
     see the module docstring for how long horizons stay exact and where they are refused.
+    Setting ``DecayingForm.CONDITION_LIMIT = 0`` forces the restarted march everywhere.
     """
 
     #: base restart interval in units of 1/max|f|. Checked against a 700-digit evaluation of
@@ -243,7 +256,24 @@ class MatrixRiccati:
             return np.full_like(state, np.nan)
 
     def factors(self, t: np.ndarray) -> np.ndarray:
-        """Factors X(t) of shape (T, n, h) in the original coordinates."""
+        """Factors X(t) of shape (T, n, h) in the original coordinates.
+
+        Every time where :class:`DecayingForm` applies and is well conditioned comes from that
+        restart-free form in one array expression; the others (near a saddle, zero rates) from
+        the restarted march, which then only has to reach the latest of them.
+        """
+        t = np.asarray(t, dtype=np.float64)
+        form = DecayingForm(self.rates[None], self.basis[None], self.initial[None])
+        if not form.usable[0]:
+            return self.marched_factors(t)
+        result, condition = (part[0] for part in form.factors(t))
+        refused = ~(condition <= form.CONDITION_LIMIT)
+        if np.any(refused):
+            result[refused] = self.marched_factors(t[refused])
+        return result
+
+    def marched_factors(self, t: np.ndarray) -> np.ndarray:
+        """:meth:`factors` by the restarted march alone (the reference for the closed form)."""
         t = np.asarray(t, dtype=np.float64)
         if not np.isfinite(self.interval):  # F = 0: one closed-form step is exact for any t
             states, which, remainder = self.initial[None], np.zeros(t.size, dtype=int), t
@@ -324,3 +354,147 @@ class _March:
             self.step = max(self.step / 2, flow.interval)
             self.patience = min(2 * self.patience, 1024)
             self.wait = self.patience
+
+
+#: rates within this fraction of the largest |rate| are rounding noise around zero (e.g. the
+#: ±λ/2 leftovers when λ ≈ 0): such a rate decays nothing on any practical horizon
+ZERO_RATE = 1e-9
+
+
+def scaled_growth_root(rates: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """``√(h(m, t)·e^{−2 max(m, 0) t})`` with ``h(m, t) = ∫₀ᵗ e^{2ms} ds``: the bounded part of
+    ``√h``, equal to ``√((1 − e^{−2|m|t})/(2|m|))`` for either sign of m (√t at m = 0).
+
+    Where ``x = 2|m|t ≤ 1`` it is taken as ``√(t·(1 − e^{−x})/x)``, which stays right when x
+    underflows (rates within rounding of zero); nothing overflows for any finite t.
+    """
+    size = np.abs(2.0 * rates)
+    x = size * t
+    small = x <= 1.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        near = t * np.where(x > 0.0, -np.expm1(-x) / np.where(small & (x > 0.0), x, 1.0), 1.0)
+        far = -np.expm1(-x) / size
+    return np.sqrt(np.where(small, near, far))
+
+
+class DecayingForm:
+    """The closed form with only decaying exponentials, for a stack of flows, restart-free.
+
+    In the eigenbasis of F, with the h fastest rates ``p₁ ≥ … ≥ p_h > 0`` first ("fast" rows)
+    and the other rates ``m_i ≤ p_h`` ("slow" rows), write the initial factor as ``[A; B]``.
+    When the h×h block A is invertible, with ``R = A⁻¹`` and ``K₀ = B A⁻¹``,
+
+        Q Qᵀ(t) = [I; K(t)] M(t)⁻¹ [I; K(t)]ᵀ,
+        K(t) = e^{Nt} K₀ e^{−Pt},
+        M(t) = D(t) + e^{−Pt} (Rᵀ R + K₀ᵀ H_N(t) K₀) e^{−Pt},
+
+    ``D = diag((1 − e^{−2pt})/(2p))``, ``H_N = diag(h(m_i, t))`` (see docs/theory.md,
+    "λ-balanced: restart-free closed form"; Dominé et al. App. B.5 write the square case). Every
+    exponential decays or is bounded: ``e^{(m_i − p_j)t} ≤ 1`` and ``h(m_i, t) e^{−2p_j t}``
+    stays O(1/p) even for growing slow modes. So one array expression evaluates any set of
+    times. ``M = VᵀV`` with ``V = [D^{1/2}; R e^{−Pt}; H_N^{1/2} K₀ e^{−Pt}]``; V is factored
+    by QR after scaling its columns to unit length (no Gram matrix, so no squared condition).
+
+    Where it is exact: rounding in this evaluation is amplified by at most the condition number
+    κ of the column-scaled V, which :meth:`factors` bounds at every time from quantities it
+    forms anyway (``κ² ≤ h / min_j γ_j``, see there). κ is ≤ √h·κ(Â) at t = 0 (Â: A with unit
+    rows) and tends to √h as the flow converges, so starts near a saddle's stable manifold
+    (A nearly singular) are refused early on and accepted once they have left it.
+    """
+
+    #: times whose bound on κ exceeds this are left to the restarted march. The error of this
+    #: form measured against the march is ~1e-2·ε·κ (tests: near-singular starts), so 1e3
+    #: keeps it at the march's own ~1e-15 relative level.
+    CONDITION_LIMIT = 1e3
+    #: κ(Â) beyond which A counts as singular (its inverse would be rounding noise)
+    SINGULAR = 1e12
+
+    def __init__(self, rates: np.ndarray, basis: np.ndarray, initial: np.ndarray) -> None:
+        """rates (C, n), basis (C, n, n) (eigenvectors of F in columns), initial (C, n, h) in
+        the eigenbasis: C flows of the same size."""
+        hidden = initial.shape[-1]
+        order = np.argsort(-rates, axis=-1, kind="stable")
+        fast, slow = order[:, :hidden], order[:, hidden:]
+        self.fast = np.take_along_axis(rates, fast, axis=-1)  # p (C, h)
+        self.slow = np.take_along_axis(rates, slow, axis=-1)  # m (C, n − h)
+        top = np.take_along_axis(initial, fast[..., None], axis=1)  # A (C, h, h)
+        rest = np.take_along_axis(initial, slow[..., None], axis=1)  # B (C, n − h, h)
+        self.basis = np.take_along_axis(basis, order[:, None, :], axis=2)  # fast columns first
+        rows = np.linalg.norm(top, axis=-1)  # Δ (C, h)
+        largest = np.max(np.abs(rates), axis=-1)
+        usable = (self.fast[:, -1] > ZERO_RATE * largest) & np.all(rows > 0, axis=-1)
+        rows = np.where(rows > 0, rows, 1.0)
+        singular = np.linalg.svd(top / rows[..., None], compute_uv=False)  # of Â, (C, h)
+        usable &= singular[:, -1] * self.SINGULAR > singular[:, 0]
+        self.usable = usable
+        top = np.where(usable[:, None, None], top, np.eye(hidden))  # keep refused cells finite
+        self.inverse = np.linalg.inv(top)  # R (C, h, h)
+        self.graph = rest @ self.inverse  # K₀ (C, n − h, h)
+        # ‖R y‖ ≥ ‖Δ⁻¹ y‖/‖Â‖: the lower bound behind the condition estimate
+        norm = np.where(usable, singular[:, 0], 1.0)[:, None]  # ‖Â‖ (1 where refused)
+        self.floor = 1.0 / (rows * norm) ** 2  # (C, h)
+
+    def factors(self, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Factors X(t) (C, T, n, h) in the original coordinates (X Xᵀ = Q Qᵀ(t)) and, per
+        time, a bound on the condition number κ of the evaluation (C, T); inf for flows
+        where the form does not apply. ``t`` is (T,) or (C, T)."""
+        cells, hidden = self.fast.shape
+        size = self.basis.shape[-1]
+        t = np.broadcast_to(np.asarray(t, dtype=np.float64), (cells, np.shape(t)[-1]))
+        result = np.zeros((*t.shape, size, hidden))
+        condition = np.full(t.shape, np.inf)
+        if np.any(self.usable):
+            where = np.flatnonzero(self.usable)
+            result[where], condition[where] = self._evaluate(where, t[where])
+        return result, condition
+
+    def _evaluate(self, where: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        hidden = self.fast.shape[1]
+        fast = self.fast[where][:, None, :]  # p (C, 1, h)
+        slow = self.slow[where][:, None, :]  # m (C, 1, n − h)
+        time = t[..., None]  # (C, T, 1)
+        decay = np.exp(-fast * time)  # e^{−pt} (C, T, h)
+        diagonal = -np.expm1(-2.0 * fast * time) / (2.0 * fast)  # D
+        inverse_part = self.inverse[where][:, None] * decay[..., None, :]  # R e^{−Pt}
+        # e^{(m − p)t} = e^{m⁻t}·G with G = e^{(m⁺ − p)t} ≤ 1: the difference m − p is formed
+        # before multiplying by t where m > 0 (as one exponent, it keeps ε relative accuracy)
+        if np.any(slow > 0):
+            growing = np.maximum(slow, 0.0)[..., :, None]
+            shared = np.exp((growing - fast[..., None, :]) * time[..., None])  # G (C, T, n−h, h)
+        else:  # G = e^{−pt} on every slow row
+            shared = decay[..., None, :]
+        graph = self.graph[where][:, None] * shared
+        # H_N^{1/2} K₀ e^{−Pt}: √h(m, t) e^{−pt} = G·√(h e^{−2m⁺t}), every factor ≤ O(1)
+        slow_part = graph * scaled_growth_root(slow, time)[..., None]
+        graph = graph * np.exp(np.minimum(slow, 0.0) * time)[..., None]  # K(t)
+        column_sq = (
+            diagonal
+            + np.einsum("...ij,...ij->...j", inverse_part, inverse_part)
+            + np.einsum("...ij,...ij->...j", slow_part, slow_part)
+        )  # ρ_j = ‖V e_j‖²
+        # ‖V S x‖² ≥ Σ_j x_j² γ_j with S = diag(ρ^{-1/2}) (dropping the slow part, bounding
+        # the R part by the floor) and ‖V S‖² ≤ h: so κ(V S)² ≤ h / min γ.
+        gamma = (diagonal + decay**2 * self.floor[where][:, None]) / column_sq
+        condition = np.sqrt(hidden / np.min(gamma, axis=-1))
+        scale = 1.0 / np.sqrt(column_sq)
+        stacked = np.concatenate(
+            [np.sqrt(diagonal)[..., None] * np.eye(hidden), inverse_part, slow_part], axis=-2
+        )
+        upper = np.linalg.qr(stacked * scale[..., None, :], mode="r")
+        # V = (V S) S⁻¹ = Θ (T̂ S⁻¹), so M⁻¹ = (S T̂⁻¹)(S T̂⁻¹)ᵀ
+        fast_rows = scale[..., :, None] * upper_inverse(upper)
+        rows = np.concatenate([fast_rows, graph @ fast_rows], axis=-2)
+        return self.basis[where][:, None] @ rows, condition
+
+
+def upper_inverse(upper: np.ndarray) -> np.ndarray:
+    """Inverse of a stack of upper triangular matrices by back substitution, one row of all of
+    them at a time (several times faster than a general inverse on stacks of small matrices)."""
+    size = upper.shape[-1]
+    inverse = np.zeros_like(upper)
+    diagonal = np.diagonal(upper, axis1=-2, axis2=-1)
+    for k in range(size - 1, -1, -1):
+        row = -np.einsum("...j,...jl->...l", upper[..., k, k + 1 :], inverse[..., k + 1 :, :])
+        row[..., k] += 1.0
+        inverse[..., k, :] = row / diagonal[..., k, None]
+    return inverse

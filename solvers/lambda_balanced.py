@@ -9,9 +9,12 @@ read-out, like δ > 0 for the single neuron).
 Exact solution (SPEC §3): ``Q = [W₁ᵀ; W₂]`` obeys ``Q' = FQ − ½QQᵀQ`` with
 ``F = [[−λ/2·I, Σyxᵀ], [Σyx, λ/2·I]]``; ``QQᵀ(t)`` holds the input similarity ``W₁ᵀW₁``, the
 network function ``W₂W₁`` and the output similarity ``W₂W₂ᵀ``. It is evaluated by
-:class:`solvers._riccati.MatrixRiccati`, which restarts the closed form from intermediate states
-so that it stays exact at long horizons (the one-shot formula loses all accuracy by t ≈ 8 when
-growth rates differ widely: its h×h matrix reaches condition number 1e16).
+:class:`solvers._riccati.MatrixRiccati` (the one-shot formula loses all accuracy by t ≈ 8 when
+growth rates differ widely: its h×h matrix reaches condition number 1e16): wherever it is well
+conditioned — generic starts with λ ≠ 0 or a task of rank ≥ h — by a restart-free form with
+only decaying exponentials, all times in one array expression (docs/theory.md, "λ-balanced:
+restart-free closed form"); elsewhere (near a saddle, zero rates) by restarting the closed form
+from intermediate states, which stays exact at long horizons.
 """
 
 from __future__ import annotations
