@@ -40,6 +40,7 @@ __all__ = [
     "growth_integral",
     "log_growth_integral",
     "rank_one_coefficients",
+    "unstable_margin",
 ]
 
 
@@ -131,6 +132,26 @@ def _logsumexp(terms: np.ndarray) -> np.ndarray:
     return peak + np.log(np.sum(np.exp(np.maximum(terms - peak[:, None], -700.0)), axis=1))
 
 
+#: rates within this fraction of the largest |rate| are rounding noise around zero (e.g. the
+#: ±λ/2 leftovers when λ ≈ 0): such a rate decays nothing on any practical horizon
+ZERO_RATE = 1e-9
+
+
+def unstable_margin(rates: np.ndarray, initial: np.ndarray) -> float:
+    """:meth:`MatrixRiccati.unstable_margin` from F's rates and the initial factor in F's
+    eigenbasis (n, h)."""
+    # Rates within rounding of zero (e.g. the ±λ/2 leftovers when λ ≈ 0) lift nothing off
+    # a saddle on any practical horizon.
+    largest = float(np.max(np.abs(rates), initial=0.0))
+    unstable = initial[rates > ZERO_RATE * largest]
+    needed = min(unstable.shape[0], initial.shape[1])
+    size = float(np.linalg.norm(initial, 2)) if initial.size else 0.0
+    if needed == 0 or size == 0:
+        return 0.0
+    singular = np.linalg.svd(unstable, compute_uv=False)
+    return float(singular[needed - 1] / size)
+
+
 class MatrixRiccati:
     """Exact solution of ``Q' = F Q − ½ Q Qᵀ Q`` for an n×h matrix Q, evaluated at any times.
 
@@ -189,16 +210,7 @@ class MatrixRiccati:
         double-precision method, this one included, can follow such a trajectory past the
         escape.
         """
-        # Rates within rounding of zero (e.g. the ±λ/2 leftovers when λ ≈ 0) lift nothing off
-        # a saddle on any practical horizon.
-        largest = float(np.max(np.abs(self.rates), initial=0.0))
-        unstable = self.initial[self.rates > 1e-9 * largest]
-        needed = min(unstable.shape[0], self.initial.shape[1])
-        size = float(np.linalg.norm(self.initial, 2)) if self.initial.size else 0.0
-        if needed == 0 or size == 0:
-            return 0.0
-        singular = np.linalg.svd(unstable, compute_uv=False)
-        return float(singular[needed - 1] / size)
+        return unstable_margin(self.rates, self.initial)
 
     def column_rates(self, state: np.ndarray) -> np.ndarray:
         """g_j ≥ 0: the fastest rate among the rows where column j is non-zero (…, h)."""
@@ -356,11 +368,6 @@ class _March:
             self.wait = self.patience
 
 
-#: rates within this fraction of the largest |rate| are rounding noise around zero (e.g. the
-#: ±λ/2 leftovers when λ ≈ 0): such a rate decays nothing on any practical horizon
-ZERO_RATE = 1e-9
-
-
 def scaled_growth_root(rates: np.ndarray, t: np.ndarray) -> np.ndarray:
     """``√(h(m, t)·e^{−2 max(m, 0) t})`` with ``h(m, t) = ∫₀ᵗ e^{2ms} ds``: the bounded part of
     ``√h``, equal to ``√((1 − e^{−2|m|t})/(2|m|))`` for either sign of m (√t at m = 0).
@@ -434,18 +441,21 @@ class DecayingForm:
         norm = np.where(usable, singular[:, 0], 1.0)[:, None]  # ‖Â‖ (1 where refused)
         self.floor = 1.0 / (rows * norm) ** 2  # (C, h)
 
-    def factors(self, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def factors(
+        self, t: np.ndarray, cells: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Factors X(t) (C, T, n, h) in the original coordinates (X Xᵀ = Q Qᵀ(t)) and, per
         time, a bound on the condition number κ of the evaluation (C, T); inf for flows
-        where the form does not apply. ``t`` is (T,) or (C, T)."""
-        cells, hidden = self.fast.shape
-        size = self.basis.shape[-1]
-        t = np.broadcast_to(np.asarray(t, dtype=np.float64), (cells, np.shape(t)[-1]))
+        where the form does not apply. ``t`` is (T,) or (C, T); ``cells`` (C,) picks flows of
+        the stack (default: all of them)."""
+        cells = np.arange(self.fast.shape[0]) if cells is None else np.asarray(cells)
+        hidden, size = self.fast.shape[1], self.basis.shape[-1]
+        t = np.broadcast_to(np.asarray(t, dtype=np.float64), (cells.size, np.shape(t)[-1]))
         result = np.zeros((*t.shape, size, hidden))
         condition = np.full(t.shape, np.inf)
-        if np.any(self.usable):
-            where = np.flatnonzero(self.usable)
-            result[where], condition[where] = self._evaluate(where, t[where])
+        usable = self.usable[cells]
+        if np.any(usable):
+            result[usable], condition[usable] = self._evaluate(cells[usable], t[usable])
         return result, condition
 
     def _evaluate(self, where: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
