@@ -147,9 +147,14 @@ def test_exact_is_exact_where_the_one_shot_formula_fails():
     for time in t:
         E = basis @ np.diag(np.exp(rates * time)) @ basis.T
         H = basis @ np.diag(np.expm1(2 * rates * time) / (2 * rates)) @ basis.T
-        inner = np.linalg.inv(np.eye(3) + Q0.T @ H @ Q0)
+        try:
+            inner = np.linalg.inv(np.eye(3) + Q0.T @ H @ Q0)
+        except np.linalg.LinAlgError:  # singular to working precision: the very failure shown
+            literal.append(np.full((3, 3), np.nan))
+            continue
         literal.append((E @ Q0 @ inner @ Q0.T @ E)[3:, :3])
-    assert flows.relative_error(np.array(literal), W2_t @ W1_t) > 0.1
+    error = flows.relative_error(np.array(literal), W2_t @ W1_t)
+    assert not error <= 0.1  # off by more than 10 %, or not even computable
 
 
 @SETTINGS
