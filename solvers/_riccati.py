@@ -409,9 +409,10 @@ class DecayingForm:
     (A nearly singular) are refused early on and accepted once they have left it.
     """
 
-    #: times whose bound on κ exceeds this are left to the restarted march. The error of this
-    #: form measured against the march is ~1e-2·ε·κ (tests: near-singular starts), so 1e3
-    #: keeps it at the march's own ~1e-15 relative level.
+    #: times whose bound on κ exceeds this are left to the restarted march. Measured against
+    #: an arbitrary-precision evaluation on near-singular starts, this form's relative error
+    #: is ~1e-2·ε·κ: 1e3 keeps it below ~1e-13 (the march: ~1e-15 there; both lose more where
+    #: a start near a saddle makes the problem itself ill-conditioned).
     CONDITION_LIMIT = 1e3
     #: κ(Â) beyond which A counts as singular (its inverse would be rounding noise)
     SINGULAR = 1e12
@@ -433,13 +434,18 @@ class DecayingForm:
         rows = np.where(rows > 0, rows, 1.0)
         singular = np.linalg.svd(top / rows[..., None], compute_uv=False)  # of Â, (C, h)
         usable &= singular[:, -1] * self.SINGULAR > singular[:, 0]
+        # ‖R‖ ≤ 1/(min Δ·σ_min(Â)) and ‖K₀‖ ≤ ‖B‖‖R‖ must stay far from overflow when squared
+        # (only starts of size ≲ 1e-150 — or that far from the fast modes — are refused)
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            reach = 1.0 / (np.min(rows, axis=-1) * singular[:, -1])
+            usable &= (reach < 1e150) & (np.linalg.norm(rest, axis=(-2, -1)) * reach < 1e150)
         self.usable = usable
         top = np.where(usable[:, None, None], top, np.eye(hidden))  # keep refused cells finite
         self.inverse = np.linalg.inv(top)  # R (C, h, h)
         self.graph = rest @ self.inverse  # K₀ (C, n − h, h)
         # ‖R y‖ ≥ ‖Δ⁻¹ y‖/‖Â‖: the lower bound behind the condition estimate
         norm = np.where(usable, singular[:, 0], 1.0)[:, None]  # ‖Â‖ (1 where refused)
-        self.floor = 1.0 / (rows * norm) ** 2  # (C, h)
+        self.floor = 1.0 / (np.where(usable[:, None], rows, 1.0) * norm) ** 2  # (C, h)
 
     def factors(
         self, t: np.ndarray, cells: np.ndarray | None = None
