@@ -41,6 +41,7 @@ __all__ = [
     "log_growth_integral",
     "rank_one_coefficients",
     "unstable_margin",
+    "unstable_margins",
 ]
 
 
@@ -140,16 +141,24 @@ ZERO_RATE = 1e-9
 def unstable_margin(rates: np.ndarray, initial: np.ndarray) -> float:
     """:meth:`MatrixRiccati.unstable_margin` from F's rates and the initial factor in F's
     eigenbasis (n, h)."""
+    return float(unstable_margins(rates[None], initial[None])[0])
+
+
+def unstable_margins(rates: np.ndarray, initial: np.ndarray) -> np.ndarray:
+    """:func:`unstable_margin` of each flow of a stack: rates (C, n), initial (C, n, h)."""
     # Rates within rounding of zero (e.g. the ±λ/2 leftovers when λ ≈ 0) lift nothing off
     # a saddle on any practical horizon.
-    largest = float(np.max(np.abs(rates), initial=0.0))
-    unstable = initial[rates > ZERO_RATE * largest]
-    needed = min(unstable.shape[0], initial.shape[1])
-    size = float(np.linalg.norm(initial, 2)) if initial.size else 0.0
-    if needed == 0 or size == 0:
-        return 0.0
-    singular = np.linalg.svd(unstable, compute_uv=False)
-    return float(singular[needed - 1] / size)
+    largest = np.max(np.abs(rates), axis=-1, keepdims=True, initial=0.0)
+    unstable = rates > ZERO_RATE * largest
+    needed = np.minimum(np.count_nonzero(unstable, axis=-1), initial.shape[-1])
+    if initial.size == 0:
+        return np.zeros(rates.shape[0])
+    # the rows off the unstable modes are zeroed, which leaves the singular values of the rest
+    singular = np.linalg.svd(np.where(unstable[..., None], initial, 0.0), compute_uv=False)
+    size = np.linalg.svd(initial, compute_uv=False)[:, 0]  # spectral norm
+    picked = np.take_along_axis(singular, np.maximum(needed - 1, 0)[:, None], axis=-1)[:, 0]
+    usable = (needed > 0) & (size > 0)
+    return np.where(usable, picked / np.where(usable, size, 1.0), 0.0)
 
 
 class MatrixRiccati:

@@ -27,7 +27,7 @@ import numpy as np
 
 from . import single_neuron
 from ._descent import run_descent
-from ._riccati import DecayingForm, MatrixRiccati, _March, unstable_margin
+from ._riccati import DecayingForm, MatrixRiccati, _March, unstable_margins
 from ._validation import (
     as_array,
     as_finite_scalar,
@@ -307,8 +307,10 @@ def gradient_descent(
 
 
 def _psd_sqrt(matrix: np.ndarray) -> np.ndarray:
+    """Square root of a (stack of) positive semi-definite matrices."""
     values, vectors = np.linalg.eigh(matrix)
-    return (vectors * np.sqrt(np.maximum(values, 0.0))) @ vectors.T
+    roots = np.sqrt(np.maximum(values, 0.0))[..., None, :]
+    return (vectors * roots) @ np.swapaxes(vectors, -1, -2)
 
 
 def _orthonormal_columns(rng: np.random.Generator, rows: int, cols: int) -> np.ndarray:
@@ -351,24 +353,50 @@ def balanced_init(
             f"λ < 0 needs hidden ≤ d_in (W1W1ᵀ = W2ᵀW2 − λI must have rank h); got hidden = "
             f"{hidden} > d_in = {d_in}. Use λ ≥ 0 or a narrower hidden layer."
         )
-    if read_out_side:
-        random = rng.standard_normal((hidden, d_in))
-        gram = random @ random.T
-    else:
-        random = rng.standard_normal((d_out, hidden))
-        gram = random.T @ random
-    quartic = float(np.sum(gram * gram))
-    quadratic = abs(lam) * float(np.sum(random * random))
-    # c² = positive root of quartic·s² + quadratic·s − scale², written without cancellation.
-    denominator = quadratic + np.sqrt(quadratic**2 + 4 * quartic * scale**2)
-    size_sq = 2 * scale**2 / denominator if denominator > 0 else 0.0
-    factor = np.sqrt(size_sq) * random
-    if read_out_side:
-        W1 = factor
-        W2 = _orthonormal_columns(rng, d_out, hidden) @ _psd_sqrt(W1 @ W1.T + lam * np.eye(hidden))
-    else:
-        W2 = factor
-        W1 = _psd_sqrt(W2.T @ W2 - lam * np.eye(hidden)) @ _orthonormal_columns(rng, d_in, hidden).T
+    W1, W2 = _balanced_stack(d_in, hidden, d_out, np.array([lam]), scale, rng)
+    return W1[0], W2[0]
+
+
+def _balanced_stack(
+    d_in: int, hidden: int, d_out: int, lams: np.ndarray, scale: float, seed
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`balanced_init` for a stack of admissible λ (C,) → W1 (C, h, dᵢ), W2 (C, dₒ, h).
+
+    The draws depend only on the side λ falls on (the read-out side for λ > 0, the first
+    layer's for λ < 0), so each side draws them once from a fresh ``as_seed(seed)`` and
+    rescales them per λ: for an integer seed, the weights one call per λ returns.
+    """
+    W1 = np.empty((lams.size, hidden, d_in))
+    W2 = np.empty((lams.size, d_out, hidden))
+    read_out = (lams > 0) | ((lams == 0) & (hidden <= d_out))
+    for side in (True, False):
+        which = np.flatnonzero(read_out == side)
+        if not which.size:
+            continue
+        rng = as_seed(seed)
+        lam = lams[which][:, None, None]
+        shift = lam * np.eye(hidden)
+        if side:
+            random = rng.standard_normal((hidden, d_in))
+            gram = random @ random.T
+        else:
+            random = rng.standard_normal((d_out, hidden))
+            gram = random.T @ random
+        quartic = float(np.sum(gram * gram))
+        quadratic = np.abs(lam) * float(np.sum(random * random))
+        # c² = positive root of quartic·s² + quadratic·s − scale², written without cancellation.
+        denominator = quadratic + np.sqrt(quadratic**2 + 4 * quartic * scale**2)
+        positive = denominator > 0
+        size_sq = np.where(positive, 2 * scale**2 / np.where(positive, denominator, 1.0), 0.0)
+        factor = np.sqrt(size_sq) * random
+        if side:
+            W1[which] = factor
+            gram = factor @ np.swapaxes(factor, -1, -2) + shift
+            W2[which] = _orthonormal_columns(rng, d_out, hidden) @ _psd_sqrt(gram)
+        else:
+            W2[which] = factor
+            gram = np.swapaxes(factor, -1, -2) @ factor - shift
+            W1[which] = _psd_sqrt(gram) @ _orthonormal_columns(rng, d_in, hidden).T
     return W1, W2
 
 
@@ -506,7 +534,7 @@ __all__ += ["MAX_SWEEP_LAMBDAS", "LambdaSweep", "lambda_sweep"]
 MAX_SWEEP_LAMBDAS = 201
 #: largest |λ| of a sweep (the fastest rate of F grows like |λ|/2)
 MAX_SWEEP_ABS_LAMBDA = 1e3
-#: most architectures of one sweep (≤ 804 cells, a few ms each), and largest dimension of each
+#: most architectures of one sweep (≤ 804 cells), and largest dimension of each
 MAX_SWEEP_SHAPES = 4
 MAX_SWEEP_DIMENSION = 32
 #: longest time or horizon of a sweep
@@ -759,11 +787,11 @@ def _sweep_row(dims, task, lams, t, horizon, threshold, scale, seed) -> dict[str
     columns = np.flatnonzero(valid)
     if not columns.size:
         return row
-    pairs = [balanced_init(d_in, hidden, d_out, float(lams[c]), scale, seed) for c in columns]
-    W1, W2 = (np.stack(layer) for layer in zip(*pairs, strict=True))
-    # F from the λ the weights carry (as exact does): at long horizons and large |λ| the
-    # rounding of the nominal λ (~1e-13) would shift the loss by ~1e-7.
-    carried = np.array([balance(*pair)[0] for pair in pairs])
+    W1, W2 = _balanced_stack(d_in, hidden, d_out, lams[columns], scale, seed)
+    # F from the λ the weights carry (as exact does, see balance): at long horizons and large
+    # |λ| the rounding of the nominal λ (~1e-13) would shift the loss by ~1e-7.
+    difference = np.swapaxes(W2, -1, -2) @ W2 - W1 @ np.swapaxes(W1, -1, -2)
+    carried = np.trace(difference, axis1=-2, axis2=-1) / hidden
     rates, basis = np.linalg.eigh(_generators(task, carried))
     initial = np.swapaxes(basis, -1, -2) @ np.concatenate([np.swapaxes(W1, -1, -2), W2], axis=-2)
     form = DecayingForm(rates, basis, initial)
@@ -776,7 +804,7 @@ def _sweep_row(dims, task, lams, t, horizon, threshold, scale, seed) -> dict[str
         )
     for field, values in zip(_ROW_FIELDS[1:5], (distance, loss, start, crossing), strict=True):
         row[field][columns] = values
-    row["margin"][columns] = [unstable_margin(r, z) for r, z in zip(rates, initial, strict=True)]
+    row["margin"][columns] = unstable_margins(rates, initial)
     return row
 
 
@@ -909,8 +937,11 @@ def lambda_sweep(
 
     Each cell equals :func:`exact` from that initialisation (its kernel distance and loss at t,
     and the crossing time found by Newton's method on the exact loss, to ~1e-14 relative in t).
-    Cells are computed one λ at a time (each needs its own restarted march, see
-    :class:`solvers._riccati.MatrixRiccati`); the march is shared by t and the threshold search.
+    The cells of one architecture are computed as one stack: one batched factorisation of F,
+    the restart-free closed form at t for all of them (:class:`solvers._riccati.DecayingForm`),
+    and one Newton iteration for all their crossing times. A cell it refuses (a start within
+    rounding of a saddle's stable manifold, a zero rate) is marched on its own, the march then
+    shared by t and the threshold search.
     """
     lams = np.atleast_1d(as_array("lams", lams, ndim=(0, 1)))
     if lams.size > MAX_SWEEP_LAMBDAS:

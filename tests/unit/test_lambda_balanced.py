@@ -616,3 +616,13 @@ def test_sweep_equals_one_march_per_cell(seed, t):
         dataclasses.replace(sweep, valid=sweep.valid & generic),
         cells,
     )
+
+
+@pytest.mark.parametrize("dims", [*lb.SHAPES.values(), (8, 8, 8), (5, 3, 4)])
+def test_balanced_stack_draws_the_weights_of_one_call_per_lambda(dims):
+    lams = np.array([lam for lam in np.linspace(-20.0, 20.0, 33) if lb._admits(*dims, lam)])
+    W1, W2 = lb._balanced_stack(*dims, lams, 0.1, 4 + 2**32)
+    for k, lam in enumerate(lams):
+        first, second = lb.balanced_init(*dims, float(lam), 0.1, 4 + 2**32)
+        np.testing.assert_allclose(W1[k], first, rtol=1e-14, atol=1e-16)
+        np.testing.assert_allclose(W2[k], second, rtol=1e-14, atol=1e-16)
