@@ -405,7 +405,8 @@ class DecayingForm:
         M(t) = D(t) + e^{−Pt} (Rᵀ R + K₀ᵀ H_N(t) K₀) e^{−Pt},
 
     ``D = diag((1 − e^{−2pt})/(2p))``, ``H_N = diag(h(m_i, t))`` (see docs/theory.md,
-    "λ-balanced: restart-free closed form"; Dominé et al. App. B.5 write the square case). Every
+    "λ-balanced: restart-free closed form"; Dominé et al. Thm B.5 rearrange their Thm 4.3 in
+    the same spirit, assuming an invertible initial overlap). Every
     exponential decays or is bounded: ``e^{(m_i − p_j)t} ≤ 1`` and ``h(m_i, t) e^{−2p_j t}``
     stays O(1/p) even for growing slow modes. So one array expression evaluates any set of
     times. ``M = VᵀV`` with ``V = [D^{1/2}; R e^{−Pt}; H_N^{1/2} K₀ e^{−Pt}]``; V is factored
@@ -475,23 +476,7 @@ class DecayingForm:
 
     def _evaluate(self, where: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         hidden = self.fast.shape[1]
-        fast = self.fast[where][:, None, :]  # p (C, 1, h)
-        slow = self.slow[where][:, None, :]  # m (C, 1, n − h)
-        time = t[..., None]  # (C, T, 1)
-        decay = np.exp(-fast * time)  # e^{−pt} (C, T, h)
-        diagonal = -np.expm1(-2.0 * fast * time) / (2.0 * fast)  # D
-        inverse_part = self.inverse[where][:, None] * decay[..., None, :]  # R e^{−Pt}
-        # e^{(m − p)t} = e^{m⁻t}·G with G = e^{(m⁺ − p)t} ≤ 1: the difference m − p is formed
-        # before multiplying by t where m > 0 (as one exponent, it keeps ε relative accuracy)
-        if np.any(slow > 0):
-            growing = np.maximum(slow, 0.0)[..., :, None]
-            shared = np.exp((growing - fast[..., None, :]) * time[..., None])  # G (C, T, n−h, h)
-        else:  # G = e^{−pt} on every slow row
-            shared = decay[..., None, :]
-        graph = self.graph[where][:, None] * shared
-        # H_N^{1/2} K₀ e^{−Pt}: √h(m, t) e^{−pt} = G·√(h e^{−2m⁺t}), every factor ≤ O(1)
-        slow_part = graph * scaled_growth_root(slow, time)[..., None]
-        graph = graph * np.exp(np.minimum(slow, 0.0) * time)[..., None]  # K(t)
+        diagonal, decay, inverse_part, slow_part, graph = self._parts(where, t)
         column_sq = (
             diagonal
             + np.einsum("...ij,...ij->...j", inverse_part, inverse_part)
@@ -510,6 +495,28 @@ class DecayingForm:
         fast_rows = scale[..., :, None] * upper_inverse(upper)
         rows = np.concatenate([fast_rows, graph @ fast_rows], axis=-2)
         return self.basis[where][:, None] @ rows, condition
+
+    def _parts(self, where: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, ...]:
+        """D (C, T, h), e^{−pt} (C, T, h), the blocks ``R e^{−Pt}`` (C, T, h, h) and
+        ``H_N^{1/2} K₀ e^{−Pt}`` (C, T, n − h, h) of V, and K(t) (C, T, n − h, h)."""
+        fast = self.fast[where][:, None, :]  # p (C, 1, h)
+        slow = self.slow[where][:, None, :]  # m (C, 1, n − h)
+        time = t[..., None]  # (C, T, 1)
+        decay = np.exp(-fast * time)  # e^{−pt} (C, T, h)
+        diagonal = -np.expm1(-2.0 * fast * time) / (2.0 * fast)  # D
+        inverse_part = self.inverse[where][:, None] * decay[..., None, :]  # R e^{−Pt}
+        # e^{(m − p)t} = e^{m⁻t}·G with G = e^{(m⁺ − p)t} ≤ 1: the difference m − p is formed
+        # before multiplying by t where m > 0 (as one exponent, it keeps ε relative accuracy)
+        if np.any(slow > 0):
+            growing = np.maximum(slow, 0.0)[..., :, None]
+            shared = np.exp((growing - fast[..., None, :]) * time[..., None])  # G (C, T, n−h, h)
+        else:  # G = e^{−pt} on every slow row
+            shared = decay[..., None, :]
+        graph = self.graph[where][:, None] * shared
+        # H_N^{1/2} K₀ e^{−Pt}: √h(m, t) e^{−pt} = G·√(h e^{−2m⁺t}), every factor ≤ O(1)
+        slow_part = graph * scaled_growth_root(slow, time)[..., None]
+        graph = graph * np.exp(np.minimum(slow, 0.0) * time)[..., None]  # K(t)
+        return diagonal, decay, inverse_part, slow_part, graph
 
 
 def upper_inverse(upper: np.ndarray) -> np.ndarray:
