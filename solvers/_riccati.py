@@ -22,13 +22,27 @@ accuracy once the bracketed matrix becomes ill-conditioned. Two evaluators avoid
   steps. Checked against a 900-digit evaluation to ~1e-15 up to t = 1e3 and against exact scalar
   laws up to t = 1e12. A horizon that would need more than ``MAX_RESTARTS`` steps (rates spread
   over many decades, watched far beyond the slow ones) is refused with a ValueError.
+* :class:`DecayingForm` — several columns, restart-free: when the initial factor's component on
+  the h fastest modes of F is invertible and the fastest h rates are positive, the same closed
+  form can be rewritten with only decaying exponentials (docs/theory.md, "λ-balanced:
+  restart-free closed form"; Dominé et al. App. B.5). Every time is then one array expression,
+  and a bound on the condition number, formed along the way, says where it is as exact as the
+  march; :meth:`MatrixRiccati.factors` uses it there and marches elsewhere.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["MatrixRiccati", "growth_integral", "log_growth_integral", "rank_one_coefficients"]
+__all__ = [
+    "DecayingForm",
+    "MatrixRiccati",
+    "growth_integral",
+    "log_growth_integral",
+    "rank_one_coefficients",
+    "unstable_margin",
+    "unstable_margins",
+]
 
 
 def growth_integral(rates: np.ndarray, t: np.ndarray) -> np.ndarray:
@@ -119,12 +133,41 @@ def _logsumexp(terms: np.ndarray) -> np.ndarray:
     return peak + np.log(np.sum(np.exp(np.maximum(terms - peak[:, None], -700.0)), axis=1))
 
 
+#: rates within this fraction of the largest |rate| are rounding noise around zero (e.g. the
+#: ±λ/2 leftovers when λ ≈ 0): such a rate decays nothing on any practical horizon
+ZERO_RATE = 1e-9
+
+
+def unstable_margin(rates: np.ndarray, initial: np.ndarray) -> float:
+    """:meth:`MatrixRiccati.unstable_margin` from F's rates and the initial factor in F's
+    eigenbasis (n, h)."""
+    return float(unstable_margins(rates[None], initial[None])[0])
+
+
+def unstable_margins(rates: np.ndarray, initial: np.ndarray) -> np.ndarray:
+    """:func:`unstable_margin` of each flow of a stack: rates (C, n), initial (C, n, h)."""
+    # Rates within rounding of zero (e.g. the ±λ/2 leftovers when λ ≈ 0) lift nothing off
+    # a saddle on any practical horizon.
+    largest = np.max(np.abs(rates), axis=-1, keepdims=True, initial=0.0)
+    unstable = rates > ZERO_RATE * largest
+    needed = np.minimum(np.count_nonzero(unstable, axis=-1), initial.shape[-1])
+    if initial.size == 0:
+        return np.zeros(rates.shape[0])
+    # the rows off the unstable modes are zeroed, which leaves the singular values of the rest
+    singular = np.linalg.svd(np.where(unstable[..., None], initial, 0.0), compute_uv=False)
+    size = np.linalg.svd(initial, compute_uv=False)[:, 0]  # spectral norm
+    picked = np.take_along_axis(singular, np.maximum(needed - 1, 0)[:, None], axis=-1)[:, 0]
+    usable = (needed > 0) & (size > 0)
+    return np.where(usable, picked / np.where(usable, size, 1.0), 0.0)
+
+
 class MatrixRiccati:
     """Exact solution of ``Q' = F Q − ½ Q Qᵀ Q`` for an n×h matrix Q, evaluated at any times.
 
     Factorises F once (``eigh``); :meth:`factors` then returns, for each requested time, an
     n×h matrix X(t) with ``X Xᵀ = Q Qᵀ(t)`` to rounding (X equals Q up to an h×h rotation);
     see the module docstring for how long horizons stay exact and where they are refused.
+    Setting ``DecayingForm.CONDITION_LIMIT = 0`` forces the restarted march everywhere.
     """
 
     #: base restart interval in units of 1/max|f|. Checked against a 700-digit evaluation of
@@ -176,16 +219,7 @@ class MatrixRiccati:
         double-precision method, this one included, can follow such a trajectory past the
         escape.
         """
-        # Rates within rounding of zero (e.g. the ±λ/2 leftovers when λ ≈ 0) lift nothing off
-        # a saddle on any practical horizon.
-        largest = float(np.max(np.abs(self.rates), initial=0.0))
-        unstable = self.initial[self.rates > 1e-9 * largest]
-        needed = min(unstable.shape[0], self.initial.shape[1])
-        size = float(np.linalg.norm(self.initial, 2)) if self.initial.size else 0.0
-        if needed == 0 or size == 0:
-            return 0.0
-        singular = np.linalg.svd(unstable, compute_uv=False)
-        return float(singular[needed - 1] / size)
+        return unstable_margin(self.rates, self.initial)
 
     def column_rates(self, state: np.ndarray) -> np.ndarray:
         """g_j ≥ 0: the fastest rate among the rows where column j is non-zero (…, h)."""
@@ -243,7 +277,24 @@ class MatrixRiccati:
             return np.full_like(state, np.nan)
 
     def factors(self, t: np.ndarray) -> np.ndarray:
-        """Factors X(t) of shape (T, n, h) in the original coordinates."""
+        """Factors X(t) of shape (T, n, h) in the original coordinates.
+
+        Every time where :class:`DecayingForm` applies and is well conditioned comes from that
+        restart-free form in one array expression; the others (near a saddle, zero rates) from
+        the restarted march, which then only has to reach the latest of them.
+        """
+        t = np.asarray(t, dtype=np.float64)
+        form = DecayingForm(self.rates[None], self.basis[None], self.initial[None])
+        if not form.usable[0]:
+            return self.marched_factors(t)
+        result, condition = (part[0] for part in form.factors(t))
+        refused = ~(condition <= form.CONDITION_LIMIT)
+        if np.any(refused):
+            result[refused] = self.marched_factors(t[refused])
+        return result
+
+    def marched_factors(self, t: np.ndarray) -> np.ndarray:
+        """:meth:`factors` by the restarted march alone (the reference for the closed form)."""
         t = np.asarray(t, dtype=np.float64)
         if not np.isfinite(self.interval):  # F = 0: one closed-form step is exact for any t
             states, which, remainder = self.initial[None], np.zeros(t.size, dtype=int), t
@@ -324,3 +375,159 @@ class _March:
             self.step = max(self.step / 2, flow.interval)
             self.patience = min(2 * self.patience, 1024)
             self.wait = self.patience
+
+
+def scaled_growth_root(rates: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """``√(h(m, t)·e^{−2 max(m, 0) t})`` with ``h(m, t) = ∫₀ᵗ e^{2ms} ds``: the bounded part of
+    ``√h``, equal to ``√((1 − e^{−2|m|t})/(2|m|))`` for either sign of m (√t at m = 0).
+
+    Where ``x = 2|m|t ≤ 1`` it is taken as ``√(t·(1 − e^{−x})/x)``, which stays right when x
+    underflows (rates within rounding of zero); nothing overflows for any finite t.
+    """
+    size = np.abs(2.0 * rates)
+    x = size * t
+    small = x <= 1.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        near = t * np.where(x > 0.0, -np.expm1(-x) / np.where(small & (x > 0.0), x, 1.0), 1.0)
+        far = -np.expm1(-x) / size
+    return np.sqrt(np.where(small, near, far))
+
+
+class DecayingForm:
+    """The closed form with only decaying exponentials, for a stack of flows, restart-free.
+
+    In the eigenbasis of F, with the h fastest rates ``p₁ ≥ … ≥ p_h > 0`` first ("fast" rows)
+    and the other rates ``m_i ≤ p_h`` ("slow" rows), write the initial factor as ``[A; B]``.
+    When the h×h block A is invertible, with ``R = A⁻¹`` and ``K₀ = B A⁻¹``,
+
+        Q Qᵀ(t) = [I; K(t)] M(t)⁻¹ [I; K(t)]ᵀ,
+        K(t) = e^{Nt} K₀ e^{−Pt},
+        M(t) = D(t) + e^{−Pt} (Rᵀ R + K₀ᵀ H_N(t) K₀) e^{−Pt},
+
+    ``D = diag((1 − e^{−2pt})/(2p))``, ``H_N = diag(h(m_i, t))`` (see docs/theory.md,
+    "λ-balanced: restart-free closed form"; Dominé et al. Thm B.5 rearrange their Thm 4.3 in
+    the same spirit, assuming an invertible initial overlap). Every
+    exponential decays or is bounded: ``e^{(m_i − p_j)t} ≤ 1`` and ``h(m_i, t) e^{−2p_j t}``
+    stays O(1/p) even for growing slow modes. So one array expression evaluates any set of
+    times. ``M = VᵀV`` with ``V = [D^{1/2}; R e^{−Pt}; H_N^{1/2} K₀ e^{−Pt}]``; V is factored
+    by QR after scaling its columns to unit length (no Gram matrix, so no squared condition).
+
+    Where it is exact: rounding in this evaluation is amplified by at most the condition number
+    κ of the column-scaled V, which :meth:`factors` bounds at every time from quantities it
+    forms anyway (``κ² ≤ h / min_j γ_j``, see there). κ is ≤ √h·κ(Â) at t = 0 (Â: A with unit
+    rows) and tends to √h as the flow converges, so starts near a saddle's stable manifold
+    (A nearly singular) are refused early on and accepted once they have left it.
+    """
+
+    #: times whose bound on κ exceeds this are left to the restarted march. Measured against
+    #: an arbitrary-precision evaluation on near-singular starts, this form's relative error
+    #: is up to ~0.1·ε·κ: 1e2 keeps it at the march's own few·1e-15 (both lose more where a
+    #: start near a saddle makes the problem itself ill-conditioned). Random λ-balanced starts
+    #: have κ ≲ 60 at t = 0 (99 %), and κ only falls as they learn.
+    CONDITION_LIMIT = 1e2
+    #: κ(Â) beyond which A counts as singular (its inverse would be rounding noise)
+    SINGULAR = 1e12
+
+    def __init__(self, rates: np.ndarray, basis: np.ndarray, initial: np.ndarray) -> None:
+        """rates (C, n), basis (C, n, n) (eigenvectors of F in columns), initial (C, n, h) in
+        the eigenbasis: C flows of the same size."""
+        hidden = initial.shape[-1]
+        order = np.argsort(-rates, axis=-1, kind="stable")
+        fast, slow = order[:, :hidden], order[:, hidden:]
+        self.fast = np.take_along_axis(rates, fast, axis=-1)  # p (C, h)
+        self.slow = np.take_along_axis(rates, slow, axis=-1)  # m (C, n − h)
+        top = np.take_along_axis(initial, fast[..., None], axis=1)  # A (C, h, h)
+        rest = np.take_along_axis(initial, slow[..., None], axis=1)  # B (C, n − h, h)
+        self.basis = np.take_along_axis(basis, order[:, None, :], axis=2)  # fast columns first
+        rows = np.linalg.norm(top, axis=-1)  # Δ (C, h)
+        largest = np.max(np.abs(rates), axis=-1)
+        usable = (self.fast[:, -1] > ZERO_RATE * largest) & np.all(rows > 0, axis=-1)
+        rows = np.where(rows > 0, rows, 1.0)
+        singular = np.linalg.svd(top / rows[..., None], compute_uv=False)  # of Â, (C, h)
+        usable &= singular[:, -1] * self.SINGULAR > singular[:, 0]
+        # ‖R‖ ≤ 1/(min Δ·σ_min(Â)) and ‖K₀‖ ≤ ‖B‖‖R‖ must stay far from overflow when squared
+        # (only starts of size ≲ 1e-150 — or that far from the fast modes — are refused)
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            reach = 1.0 / (np.min(rows, axis=-1) * singular[:, -1])
+            usable &= (reach < 1e150) & (np.linalg.norm(rest, axis=(-2, -1)) * reach < 1e150)
+        self.usable = usable
+        top = np.where(usable[:, None, None], top, np.eye(hidden))  # keep refused cells finite
+        self.inverse = np.linalg.inv(top)  # R (C, h, h)
+        self.graph = rest @ self.inverse  # K₀ (C, n − h, h)
+        # ‖R y‖ ≥ ‖Δ⁻¹ y‖/‖Â‖: the lower bound behind the condition estimate
+        norm = np.where(usable, singular[:, 0], 1.0)[:, None]  # ‖Â‖ (1 where refused)
+        self.floor = 1.0 / (np.where(usable[:, None], rows, 1.0) * norm) ** 2  # (C, h)
+
+    def factors(
+        self, t: np.ndarray, cells: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Factors X(t) (C, T, n, h) in the original coordinates (X Xᵀ = Q Qᵀ(t)) and, per
+        time, a bound on the condition number κ of the evaluation (C, T); inf for flows
+        where the form does not apply. ``t`` is (T,) or (C, T); ``cells`` (C,) picks flows of
+        the stack (default: all of them)."""
+        cells = np.arange(self.fast.shape[0]) if cells is None else np.asarray(cells)
+        hidden, size = self.fast.shape[1], self.basis.shape[-1]
+        t = np.broadcast_to(np.asarray(t, dtype=np.float64), (cells.size, np.shape(t)[-1]))
+        result = np.zeros((*t.shape, size, hidden))
+        condition = np.full(t.shape, np.inf)
+        usable = self.usable[cells]
+        if np.any(usable):
+            result[usable], condition[usable] = self._evaluate(cells[usable], t[usable])
+        return result, condition
+
+    def _evaluate(self, where: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        hidden = self.fast.shape[1]
+        diagonal, decay, inverse_part, slow_part, graph = self._parts(where, t)
+        column_sq = (
+            diagonal
+            + np.einsum("...ij,...ij->...j", inverse_part, inverse_part)
+            + np.einsum("...ij,...ij->...j", slow_part, slow_part)
+        )  # ρ_j = ‖V e_j‖²
+        # ‖V S x‖² ≥ Σ_j x_j² γ_j with S = diag(ρ^{-1/2}) (dropping the slow part, bounding
+        # the R part by the floor) and ‖V S‖² ≤ h: so κ(V S)² ≤ h / min γ.
+        gamma = (diagonal + decay**2 * self.floor[where][:, None]) / column_sq
+        condition = np.sqrt(hidden / np.min(gamma, axis=-1))
+        scale = 1.0 / np.sqrt(column_sq)
+        stacked = np.concatenate(
+            [np.sqrt(diagonal)[..., None] * np.eye(hidden), inverse_part, slow_part], axis=-2
+        )
+        upper = np.linalg.qr(stacked * scale[..., None, :], mode="r")
+        # V = (V S) S⁻¹ = Θ (T̂ S⁻¹), so M⁻¹ = (S T̂⁻¹)(S T̂⁻¹)ᵀ
+        fast_rows = scale[..., :, None] * upper_inverse(upper)
+        rows = np.concatenate([fast_rows, graph @ fast_rows], axis=-2)
+        return self.basis[where][:, None] @ rows, condition
+
+    def _parts(self, where: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, ...]:
+        """D (C, T, h), e^{−pt} (C, T, h), the blocks ``R e^{−Pt}`` (C, T, h, h) and
+        ``H_N^{1/2} K₀ e^{−Pt}`` (C, T, n − h, h) of V, and K(t) (C, T, n − h, h)."""
+        fast = self.fast[where][:, None, :]  # p (C, 1, h)
+        slow = self.slow[where][:, None, :]  # m (C, 1, n − h)
+        time = t[..., None]  # (C, T, 1)
+        decay = np.exp(-fast * time)  # e^{−pt} (C, T, h)
+        diagonal = -np.expm1(-2.0 * fast * time) / (2.0 * fast)  # D
+        inverse_part = self.inverse[where][:, None] * decay[..., None, :]  # R e^{−Pt}
+        # e^{(m − p)t} = e^{m⁻t}·G with G = e^{(m⁺ − p)t} ≤ 1: the difference m − p is formed
+        # before multiplying by t where m > 0 (as one exponent, it keeps ε relative accuracy)
+        if np.any(slow > 0):
+            growing = np.maximum(slow, 0.0)[..., :, None]
+            shared = np.exp((growing - fast[..., None, :]) * time[..., None])  # G (C, T, n−h, h)
+        else:  # G = e^{−pt} on every slow row
+            shared = decay[..., None, :]
+        graph = self.graph[where][:, None] * shared
+        # H_N^{1/2} K₀ e^{−Pt}: √h(m, t) e^{−pt} = G·√(h e^{−2m⁺t}), every factor ≤ O(1)
+        slow_part = graph * scaled_growth_root(slow, time)[..., None]
+        graph = graph * np.exp(np.minimum(slow, 0.0) * time)[..., None]  # K(t)
+        return diagonal, decay, inverse_part, slow_part, graph
+
+
+def upper_inverse(upper: np.ndarray) -> np.ndarray:
+    """Inverse of a stack of upper triangular matrices by back substitution, one row of all of
+    them at a time (several times faster than a general inverse on stacks of small matrices)."""
+    size = upper.shape[-1]
+    inverse = np.zeros_like(upper)
+    diagonal = np.diagonal(upper, axis1=-2, axis2=-1)
+    for k in range(size - 1, -1, -1):
+        row = -np.einsum("...j,...jl->...l", upper[..., k, k + 1 :], inverse[..., k + 1 :, :])
+        row[..., k] += 1.0
+        inverse[..., k, :] = row / diagonal[..., k, None]
+    return inverse

@@ -9,9 +9,12 @@ read-out, like δ > 0 for the single neuron).
 Exact solution (SPEC §3): ``Q = [W₁ᵀ; W₂]`` obeys ``Q' = FQ − ½QQᵀQ`` with
 ``F = [[−λ/2·I, Σyxᵀ], [Σyx, λ/2·I]]``; ``QQᵀ(t)`` holds the input similarity ``W₁ᵀW₁``, the
 network function ``W₂W₁`` and the output similarity ``W₂W₂ᵀ``. It is evaluated by
-:class:`solvers._riccati.MatrixRiccati`, which restarts the closed form from intermediate states
-so that it stays exact at long horizons (the one-shot formula loses all accuracy by t ≈ 8 when
-growth rates differ widely: its h×h matrix reaches condition number 1e16).
+:class:`solvers._riccati.MatrixRiccati` (the one-shot formula loses all accuracy by t ≈ 8 when
+growth rates differ widely: its h×h matrix reaches condition number 1e16): wherever it is well
+conditioned — generic starts with λ ≠ 0 or a task of rank ≥ h — by a restart-free form with
+only decaying exponentials, all times in one array expression (docs/theory.md, "λ-balanced:
+restart-free closed form"); elsewhere (near a saddle, zero rates) by restarting the closed form
+from intermediate states, which stays exact at long horizons.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ import numpy as np
 
 from . import single_neuron
 from ._descent import run_descent
-from ._riccati import MatrixRiccati, _March
+from ._riccati import DecayingForm, MatrixRiccati, _March, unstable_margins
 from ._validation import (
     as_array,
     as_finite_scalar,
@@ -129,27 +132,44 @@ class LambdaBalancedTrajectory:
 
     @cached_property
     def kernel_distance(self) -> np.ndarray:
-        """(T,) ``S(0, t)`` of the NTK, through ``⟨A⊗I + I⊗B, C⊗I + I⊗D⟩ =
-        dᵢ⟨A,C⟩ + tr A tr D + tr B tr C + dₒ⟨B,D⟩`` (never forms the dₒdᵢ × dₒdᵢ kernel),
-        applied to K₀ and the change K_t − K₀ (see
-        :func:`solvers.metrics.kernel_distance_from_changes`)."""
-        d_out, d_in = self.sigma_yx.shape
-        out_0, in_0 = self.W2_0 @ self.W2_0.T, self.W1_0.T @ self.W1_0
-        out_d, in_d = self.rsm_out - out_0, self.rsm_in - in_0  # D = K_t − K₀ in its two blocks
-
-        def inner(out_a, in_a, out_b, in_b):
-            return (
-                d_in * np.sum(out_a * out_b, axis=(-2, -1))
-                + np.trace(out_a, axis1=-2, axis2=-1) * np.trace(in_b, axis1=-2, axis2=-1)
-                + np.trace(in_a, axis1=-2, axis2=-1) * np.trace(out_b, axis1=-2, axis2=-1)
-                + d_out * np.sum(in_a * in_b, axis=(-2, -1))
-            )
-
-        return kernel_distance_from_changes(
-            inner(out_0, in_0, out_0, in_0),
-            inner(out_0, in_0, out_d, in_d),
-            inner(out_d, in_d, out_d, in_d),
+        """(T,) ``S(0, t)`` of the NTK (see :func:`_kernel_distance`)."""
+        return _kernel_distance(
+            self.W2_0 @ self.W2_0.T, self.W1_0.T @ self.W1_0, self.rsm_out, self.rsm_in
         )
+
+
+def _kernel_distance(
+    out_0: np.ndarray, in_0: np.ndarray, rsm_out: np.ndarray, rsm_in: np.ndarray
+) -> np.ndarray:
+    """(T,) ``S(0, t)`` of the NTK ``W₂W₂ᵀ ⊗ I + I ⊗ W₁ᵀW₁`` from its blocks at t = 0 (dₒ×dₒ,
+    dᵢ×dᵢ) and at each time (T, …), through ``⟨A⊗I + I⊗B, C⊗I + I⊗D⟩ =
+    dᵢ⟨A,C⟩ + tr A tr D + tr B tr C + dₒ⟨B,D⟩`` (never forms the dₒdᵢ × dₒdᵢ kernel),
+    applied to K₀ and the change K_t − K₀ (see
+    :func:`solvers.metrics.kernel_distance_from_changes`)."""
+    return kernel_distance_from_changes(*_kernel_products(out_0, in_0, rsm_out, rsm_in))
+
+
+def _kernel_products(
+    out_0: np.ndarray, in_0: np.ndarray, rsm_out: np.ndarray, rsm_in: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``‖K₀‖²``, ``⟨K₀, D⟩`` and ``‖D‖²`` (D = K_t − K₀) of :func:`_kernel_distance`; all
+    arguments may carry the same leading axes."""
+    d_out, d_in = out_0.shape[-1], in_0.shape[-1]
+    out_d, in_d = rsm_out - out_0, rsm_in - in_0  # D = K_t − K₀ in its two blocks
+
+    def inner(out_a, in_a, out_b, in_b):
+        return (
+            d_in * np.sum(out_a * out_b, axis=(-2, -1))
+            + np.trace(out_a, axis1=-2, axis2=-1) * np.trace(in_b, axis1=-2, axis2=-1)
+            + np.trace(in_a, axis1=-2, axis2=-1) * np.trace(out_b, axis1=-2, axis2=-1)
+            + d_out * np.sum(in_a * in_b, axis=(-2, -1))
+        )
+
+    return (
+        inner(out_0, in_0, out_0, in_0),
+        inner(out_0, in_0, out_d, in_d),
+        inner(out_d, in_d, out_d, in_d),
+    )
 
 
 def _flow(W1_0: np.ndarray, W2_0: np.ndarray, sigma_yx: np.ndarray, lam: float) -> MatrixRiccati:
@@ -287,8 +307,10 @@ def gradient_descent(
 
 
 def _psd_sqrt(matrix: np.ndarray) -> np.ndarray:
+    """Square root of a (stack of) positive semi-definite matrices."""
     values, vectors = np.linalg.eigh(matrix)
-    return (vectors * np.sqrt(np.maximum(values, 0.0))) @ vectors.T
+    roots = np.sqrt(np.maximum(values, 0.0))[..., None, :]
+    return (vectors * roots) @ np.swapaxes(vectors, -1, -2)
 
 
 def _orthonormal_columns(rng: np.random.Generator, rows: int, cols: int) -> np.ndarray:
@@ -331,24 +353,50 @@ def balanced_init(
             f"λ < 0 needs hidden ≤ d_in (W1W1ᵀ = W2ᵀW2 − λI must have rank h); got hidden = "
             f"{hidden} > d_in = {d_in}. Use λ ≥ 0 or a narrower hidden layer."
         )
-    if read_out_side:
-        random = rng.standard_normal((hidden, d_in))
-        gram = random @ random.T
-    else:
-        random = rng.standard_normal((d_out, hidden))
-        gram = random.T @ random
-    quartic = float(np.sum(gram * gram))
-    quadratic = abs(lam) * float(np.sum(random * random))
-    # c² = positive root of quartic·s² + quadratic·s − scale², written without cancellation.
-    denominator = quadratic + np.sqrt(quadratic**2 + 4 * quartic * scale**2)
-    size_sq = 2 * scale**2 / denominator if denominator > 0 else 0.0
-    factor = np.sqrt(size_sq) * random
-    if read_out_side:
-        W1 = factor
-        W2 = _orthonormal_columns(rng, d_out, hidden) @ _psd_sqrt(W1 @ W1.T + lam * np.eye(hidden))
-    else:
-        W2 = factor
-        W1 = _psd_sqrt(W2.T @ W2 - lam * np.eye(hidden)) @ _orthonormal_columns(rng, d_in, hidden).T
+    W1, W2 = _balanced_stack(d_in, hidden, d_out, np.array([lam]), scale, rng)
+    return W1[0], W2[0]
+
+
+def _balanced_stack(
+    d_in: int, hidden: int, d_out: int, lams: np.ndarray, scale: float, seed
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`balanced_init` for a stack of admissible λ (C,) → W1 (C, h, dᵢ), W2 (C, dₒ, h).
+
+    The draws depend only on the side λ falls on (the read-out side for λ > 0, the first
+    layer's for λ < 0), so each side draws them once from a fresh ``as_seed(seed)`` and
+    rescales them per λ: for an integer seed, the weights one call per λ returns.
+    """
+    W1 = np.empty((lams.size, hidden, d_in))
+    W2 = np.empty((lams.size, d_out, hidden))
+    read_out = (lams > 0) | ((lams == 0) & (hidden <= d_out))
+    for side in (True, False):
+        which = np.flatnonzero(read_out == side)
+        if not which.size:
+            continue
+        rng = as_seed(seed)
+        lam = lams[which][:, None, None]
+        shift = lam * np.eye(hidden)
+        if side:
+            random = rng.standard_normal((hidden, d_in))
+            gram = random @ random.T
+        else:
+            random = rng.standard_normal((d_out, hidden))
+            gram = random.T @ random
+        quartic = float(np.sum(gram * gram))
+        quadratic = np.abs(lam) * float(np.sum(random * random))
+        # c² = positive root of quartic·s² + quadratic·s − scale², written without cancellation.
+        denominator = quadratic + np.sqrt(quadratic**2 + 4 * quartic * scale**2)
+        positive = denominator > 0
+        size_sq = np.where(positive, 2 * scale**2 / np.where(positive, denominator, 1.0), 0.0)
+        factor = np.sqrt(size_sq) * random
+        if side:
+            W1[which] = factor
+            gram = factor @ np.swapaxes(factor, -1, -2) + shift
+            W2[which] = _orthonormal_columns(rng, d_out, hidden) @ _psd_sqrt(gram)
+        else:
+            W2[which] = factor
+            gram = np.swapaxes(factor, -1, -2) @ factor - shift
+            W1[which] = _psd_sqrt(gram) @ _orthonormal_columns(rng, d_in, hidden).T
     return W1, W2
 
 
@@ -486,7 +534,7 @@ __all__ += ["MAX_SWEEP_LAMBDAS", "LambdaSweep", "lambda_sweep"]
 MAX_SWEEP_LAMBDAS = 201
 #: largest |λ| of a sweep (the fastest rate of F grows like |λ|/2)
 MAX_SWEEP_ABS_LAMBDA = 1e3
-#: most architectures of one sweep (≤ 804 cells, a few ms each), and largest dimension of each
+#: most architectures of one sweep (≤ 804 cells), and largest dimension of each
 MAX_SWEEP_SHAPES = 4
 MAX_SWEEP_DIMENSION = 32
 #: longest time or horizon of a sweep
@@ -554,11 +602,10 @@ class _Checkpoints:
 
 
 def _blocks(factors: np.ndarray, d_in: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(function W₂W₁, rsm_in W₁ᵀW₁, rsm_out W₂W₂ᵀ) from factors (T, dᵢ + dₒ, h)."""
-    first, second = factors[:, :d_in], factors[:, d_in:]
-    swap = (0, 2, 1)
-    function = second @ first.transpose(swap)
-    return function, first @ first.transpose(swap), second @ second.transpose(swap)
+    """(function W₂W₁, rsm_in W₁ᵀW₁, rsm_out W₂W₂ᵀ) from factors (…, dᵢ + dₒ, h)."""
+    first, second = factors[..., :d_in, :], factors[..., d_in:, :]
+    first_t, second_t = np.swapaxes(first, -1, -2), np.swapaxes(second, -1, -2)
+    return second @ first_t, first @ first_t, second @ second_t
 
 
 def _sweep_loss(function: np.ndarray, sigma_yx: np.ndarray) -> np.ndarray:
@@ -598,32 +645,83 @@ def _first_crossing(
     index = int(below[0])
     if index == 0:
         return 0.0
-    low, high = float(times[index - 1]), float(times[index])
-    log_target = np.log(target)
+
+    def evaluate(times: np.ndarray, _: np.ndarray) -> tuple[np.ndarray, ...]:
+        return (*_loss_and_slope(path.factors(times), sigma_yx, d_in), np.ones(1, dtype=bool))
+
+    return float(
+        _newton_crossings(
+            evaluate,
+            np.array([times[index - 1]]),
+            np.array([times[index]]),
+            losses[index - 1 : index + 1, None],
+            np.array([target]),
+        )[0]
+    )
+
+
+def _loss_and_slope(
+    factors: np.ndarray, sigma_yx: np.ndarray, d_in: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Loss and its exact slope ``dL/dt = −‖∇L‖² = −(⟨E, W₂W₂ᵀE⟩ + ⟨E, EW₁ᵀW₁⟩)``,
+    ``E = Σyx − W₂W₁``, from factors (C, n, h)."""
+    function, rsm_in, rsm_out = _blocks(factors, d_in)
+    error = sigma_yx - function
+    loss = 0.5 * np.sum(error * error, axis=(-2, -1))
+    slope = -(
+        np.sum(error * (rsm_out @ error), axis=(-2, -1))
+        + np.sum(error * (error @ rsm_in), axis=(-2, -1))
+    )
+    return loss, slope
+
+
+def _newton_crossings(evaluate, low, high, losses, targets) -> np.ndarray:
+    """Times where the loss falls to ``targets`` (C,), each inside its bracket ``(low, high]``
+    (``losses`` (2, C) at the ends: above, then at or below the target): a safeguarded Newton
+    iteration on log loss, bisecting whenever Newton leaves the bracket, to ~1e-14 relative.
+
+    ``evaluate(times, cells)`` returns loss, slope and whether each was evaluated exactly;
+    a cell whose evaluation is not exact comes out NaN.
+    """
+    log_target = np.log(targets)
     with np.errstate(divide="ignore"):
-        excess_low = float(np.log(losses[index - 1])) - log_target  # > 0
-        excess_high = float(np.log(losses[index])) - log_target  # ≤ 0 (−inf if the loss is 0)
-    time = low + (high - low) * excess_low / (excess_low - excess_high)  # secant in log loss
-    if not low < time < high:
-        time = 0.5 * (low + high)
+        excess_low = np.log(losses[0]) - log_target  # > 0
+        excess_high = np.log(losses[1]) - log_target  # ≤ 0 (−inf if the loss is 0)
+    with np.errstate(invalid="ignore"):
+        time = low + (high - low) * excess_low / (excess_low - excess_high)  # secant in log loss
+    time = np.where((low < time) & (time < high), time, 0.5 * (low + high))
+    result = np.full(targets.shape, np.nan)
+    active = np.arange(targets.size)
     for _ in range(100):
-        function, rsm_in, rsm_out = (block[0] for block in _blocks(path.factors([time]), d_in))
-        error = sigma_yx - function
-        loss = 0.5 * float(np.sum(error * error))
-        slope = -float(np.sum(error * (rsm_out @ error)) + np.sum(error * (error @ rsm_in)))
-        excess = np.log(loss) - log_target if loss > 0 else -np.inf
-        if excess > 0:
-            low = time
-        else:
-            high = time
-        step = -excess * loss / slope if slope < 0 and np.isfinite(excess) else np.nan
-        following = time + step
-        if not low < following < high:  # Newton left the bracket (or is undefined): bisect
-            following = 0.5 * (low + high)
-        if abs(following - time) <= 1e-14 * following or high - low <= 1e-14 * high:
-            return float(following)
-        time = following
-    return float(high)
+        loss, slope, exact = evaluate(time[active], active)
+        active, loss, slope = active[exact], loss[exact], slope[exact]
+        if not active.size:
+            return result
+        now = time[active]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            excess = np.where(loss > 0, np.log(loss), -np.inf) - log_target[active]
+            above = excess > 0
+            low[active] = np.where(above, now, low[active])
+            high[active] = np.where(above, high[active], now)
+            newton = (slope < 0) & np.isfinite(excess)
+            step = np.where(newton, -excess * loss / np.where(newton, slope, 1), np.nan)
+        following = now + step
+        # A Newton step below 1e-14 relative ends the search even if rounding put it on or
+        # just past the bracket's end (e.g. a loss exactly at the target gives step 0 there):
+        # bisecting instead would crawl back from the far end of the bracket.
+        settled = np.abs(step) <= 1e-14 * np.abs(following)
+        inside = settled | ((low[active] < following) & (following < high[active]))
+        following = np.where(inside, following, 0.5 * (low[active] + high[active]))  # bisect
+        done = (np.abs(following - now) <= 1e-14 * following) | (
+            high[active] - low[active] <= 1e-14 * high[active]
+        )
+        result[active[done]] = following[done]
+        time[active] = following
+        active = active[~done]
+        if not active.size:
+            return result
+    result[active] = high[active]
+    return result
 
 
 def _sweep_shapes(shapes, sigma_yx, task_seed):
@@ -658,6 +756,150 @@ def _sweep_shapes(shapes, sigma_yx, task_seed):
         if unknown:
             raise ValueError(f"sigma_yx names shapes that are not swept: {sorted(unknown)}.")
     return tuple(names), tuple(dimensions), tuple(tasks)
+
+
+#: what :func:`_sweep_row` returns for each λ of one architecture
+_ROW_FIELDS = ("valid", "distance", "loss", "initial_loss", "crossing", "margin")
+#: points of the geometric grid (from 1e-12 × the horizon to the horizon) on which the batched
+#: threshold search brackets each crossing; the loss never increases, so any grid brackets it
+_BRACKET_POINTS = 64
+
+
+def _generators(sigma_yx: np.ndarray, lams: np.ndarray) -> np.ndarray:
+    """(C, n, n) ``F = [[−λ/2·I, Σyxᵀ], [Σyx, λ/2·I]]`` for each λ, as :func:`_flow` builds it."""
+    d_out, d_in = sigma_yx.shape
+    generators = np.zeros((lams.size, d_in + d_out, d_in + d_out))
+    generators[:, :d_in, d_in:] = sigma_yx.T
+    generators[:, d_in:, :d_in] = sigma_yx
+    inputs, outputs = np.arange(d_in), d_in + np.arange(d_out)
+    generators[:, inputs, inputs] = -0.5 * lams[:, None]
+    generators[:, outputs, outputs] = 0.5 * lams[:, None]
+    return generators
+
+
+def _sweep_row(dims, task, lams, t, horizon, threshold, scale, seed) -> dict[str, np.ndarray]:
+    """Every λ of one architecture: the valid cells are initialised, factorised and evaluated
+    as one stack by the restart-free closed form; cells it refuses are marched one by one."""
+    d_in, hidden, d_out = dims
+    valid = np.array([_admits(d_in, hidden, d_out, float(lam)) for lam in lams], dtype=bool)
+    row = {field: np.zeros(lams.size) for field in _ROW_FIELDS} | {"valid": valid}
+    row["crossing"][:] = np.inf
+    columns = np.flatnonzero(valid)
+    if not columns.size:
+        return row
+    W1, W2 = _balanced_stack(d_in, hidden, d_out, lams[columns], scale, seed)
+    # F from the λ the weights carry (as exact does, see balance): at long horizons and large
+    # |λ| the rounding of the nominal λ (~1e-13) would shift the loss by ~1e-7.
+    difference = np.swapaxes(W2, -1, -2) @ W2 - W1 @ np.swapaxes(W1, -1, -2)
+    carried = np.trace(difference, axis1=-2, axis2=-1) / hidden
+    rates, basis = np.linalg.eigh(_generators(task, carried))
+    initial = np.swapaxes(basis, -1, -2) @ np.concatenate([np.swapaxes(W1, -1, -2), W2], axis=-2)
+    form = DecayingForm(rates, basis, initial)
+    start = _sweep_loss(W2 @ W1, task)
+    distance, loss = _closed_at(form, W1, W2, task, t)
+    crossing = _closed_crossings(form, task, start, threshold, horizon)
+    for k in np.flatnonzero(np.isnan(distance) | np.isnan(crossing)):
+        distance[k], loss[k], crossing[k] = _marched_cell(
+            W1[k], W2[k], task, carried[k], t, threshold, horizon
+        )
+    for field, values in zip(_ROW_FIELDS[1:5], (distance, loss, start, crossing), strict=True):
+        row[field][columns] = values
+    row["margin"][columns] = unstable_margins(rates, initial)
+    return row
+
+
+def _closed_at(
+    form: DecayingForm, W1: np.ndarray, W2: np.ndarray, task: np.ndarray, t: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """(kernel distance, loss) at t of every cell of a stack by the closed form; NaN where it
+    is refused."""
+    factors, condition = form.factors(np.array([t]))
+    exact = condition[:, 0] <= form.CONDITION_LIMIT
+    function, rsm_in, rsm_out = _blocks(factors[exact, 0], task.shape[1])
+    require_finite("lambda_balanced.lambda_sweep", function, rsm_in, rsm_out)
+    products = _kernel_products(
+        W2[exact] @ np.swapaxes(W2[exact], -1, -2),
+        np.swapaxes(W1[exact], -1, -2) @ W1[exact],
+        rsm_out,
+        rsm_in,
+    )
+    distance = np.full(exact.shape, np.nan)
+    loss = np.full(exact.shape, np.nan)
+    distance[exact] = [kernel_distance_from_changes(*cell) for cell in zip(*products, strict=True)]
+    loss[exact] = _sweep_loss(function, task)
+    return distance, loss
+
+
+def _closed_crossings(
+    form: DecayingForm, task: np.ndarray, start: np.ndarray, threshold: float, horizon: float
+) -> np.ndarray:
+    """First t ≤ horizon with ``loss ≤ threshold · start`` for every cell of a stack (0 if
+    already there, inf if not by the horizon), by the closed form; NaN where it is refused.
+
+    The loss on a geometric grid brackets each crossing (only grid points the closed form
+    evaluates exactly count); :func:`_newton_crossings` then pins it down for all cells at
+    once, exactly as :func:`_first_crossing` does for one marched cell."""
+    crossing = np.zeros(start.shape)
+    search = np.flatnonzero((start > 0) & (threshold < 1))
+    if not search.size:
+        return crossing
+    d_in, targets = task.shape[1], threshold * start[search]
+    grid = horizon * np.geomspace(1e-12, 1.0, _BRACKET_POINTS)
+    factors, condition = form.factors(grid, search)
+    losses = _sweep_loss(_blocks(factors, d_in)[0], task)
+    exact = condition <= form.CONDITION_LIMIT
+    below = exact & (losses <= targets[:, None])
+    above = exact & (losses > targets[:, None])
+    reached = np.any(below, axis=1)
+    # never reached: inf if the loss at the horizon itself was evaluated exactly
+    crossing[search[~reached]] = np.where(above[~reached, -1], np.inf, np.nan)
+    cells = np.flatnonzero(reached)
+    first = np.argmax(below[cells], axis=1)
+    # low end: the last exact grid point above the target before it, else t = 0 (the start)
+    before = above[cells] & (np.arange(grid.size) < first[:, None])
+    last = grid.size - 1 - np.argmax(before[:, ::-1], axis=1)
+    has_low = np.any(before, axis=1)
+    low = np.where(has_low, grid[last], 0.0)
+    ends = np.stack(
+        [
+            np.where(has_low, losses[cells, last], start[search[cells]]),
+            losses[cells, first],
+        ]
+    )
+
+    def evaluate(times: np.ndarray, which: np.ndarray) -> tuple[np.ndarray, ...]:
+        factors, condition = form.factors(times[:, None], search[cells[which]])
+        loss, slope = _loss_and_slope(factors[:, 0], task, d_in)
+        return loss, slope, condition[:, 0] <= form.CONDITION_LIMIT
+
+    crossing[search[cells]] = _newton_crossings(evaluate, low, grid[first], ends, targets[cells])
+    return crossing
+
+
+def _marched_cell(
+    W1: np.ndarray,
+    W2: np.ndarray,
+    task: np.ndarray,
+    lam: float,
+    t: float,
+    threshold: float,
+    horizon: float,
+) -> tuple[float, float, float]:
+    """(kernel distance at t, loss at t, time to the threshold) of one cell by the restarted
+    march: for the cells the closed form refuses, and the reference it is tested against."""
+    d_in = task.shape[1]
+    path = _Checkpoints(_flow(W1, W2, task, lam))
+    path.reach(t)
+    function, rsm_in, rsm_out = _blocks(path.factors(np.array([t])), d_in)
+    require_finite("lambda_balanced.lambda_sweep", function, rsm_in, rsm_out)
+    distance = _kernel_distance(W2 @ W2.T, W1.T @ W1, rsm_out, rsm_in)[0]
+    start = float(_sweep_loss(W2 @ W1, task))
+    crossing = (
+        0.0
+        if start == 0 or threshold == 1
+        else _first_crossing(path, task, d_in, threshold * start, horizon)
+    )
+    return float(distance), float(_sweep_loss(function, task)[0]), crossing
 
 
 @guard_overflow
@@ -695,8 +937,11 @@ def lambda_sweep(
 
     Each cell equals :func:`exact` from that initialisation (its kernel distance and loss at t,
     and the crossing time found by Newton's method on the exact loss, to ~1e-14 relative in t).
-    Cells are computed one λ at a time (each needs its own restarted march, see
-    :class:`solvers._riccati.MatrixRiccati`); the march is shared by t and the threshold search.
+    The cells of one architecture are computed as one stack: one batched factorisation of F,
+    the restart-free closed form at t for all of them (:class:`solvers._riccati.DecayingForm`),
+    and one Newton iteration for all their crossing times. A cell it refuses (a start within
+    rounding of a saddle's stable manifold, a zero rate) is marched on its own, the march then
+    shared by t and the threshold search.
     """
     lams = np.atleast_1d(as_array("lams", lams, ndim=(0, 1)))
     if lams.size > MAX_SWEEP_LAMBDAS:
@@ -728,44 +973,13 @@ def lambda_sweep(
         as_seed(value)  # the same checks as balanced_init / random_task, before any work
     names, dimensions, tasks = _sweep_shapes(shapes, sigma_yx, task_seed)
 
-    grid = (len(names), lams.size)
-    valid = np.zeros(grid, dtype=bool)
-    distance, loss, initial_loss = np.zeros(grid), np.zeros(grid), np.zeros(grid)
-    crossing, margin = np.full(grid, np.inf), np.zeros(grid)
-    for row, ((d_in, hidden, d_out), task) in enumerate(zip(dimensions, tasks, strict=True)):
-        for column, lam in enumerate(lams):
-            if not _admits(d_in, hidden, d_out, float(lam)):
-                continue
-            valid[row, column] = True
-            W1, W2 = balanced_init(d_in, hidden, d_out, float(lam), scale, seed)
-            # F from the λ the weights carry (as exact does): at long horizons and large |λ|
-            # the rounding of the nominal λ (~1e-13) would shift the loss by ~1e-7.
-            flow = _flow(W1, W2, task, balance(W1, W2)[0])
-            path = _Checkpoints(flow)
-            path.reach(t)
-            function, rsm_in, rsm_out = _blocks(path.factors(np.array([0.0, t])), d_in)
-            require_finite("lambda_balanced.lambda_sweep", function, rsm_in, rsm_out)
-            at_t = LambdaBalancedTrajectory(
-                np.array([t]),
-                function[1:],
-                rsm_in[1:],
-                rsm_out[1:],
-                task,
-                W1,
-                W2,
-                float(lam),
-                "exact",
-            )
-            distance[row, column] = at_t.kernel_distance[0]
-            loss[row, column] = at_t.loss[0]
-            start = 0.5 * float(np.sum((W2 @ W1 - task) ** 2))
-            initial_loss[row, column] = start
-            crossing[row, column] = (
-                0.0
-                if start == 0 or threshold == 1
-                else _first_crossing(path, task, d_in, threshold * start, horizon)
-            )
-            margin[row, column] = flow.unstable_margin()
+    rows = [
+        _sweep_row(dims, task, lams, t, horizon, threshold, scale, seed)
+        for dims, task in zip(dimensions, tasks, strict=True)
+    ]
+    valid, distance, loss, initial_loss, crossing, margin = (
+        np.stack([row[field] for row in rows]) for field in _ROW_FIELDS
+    )
     return LambdaSweep(
         lams=lams,
         shapes=names,
