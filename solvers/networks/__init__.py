@@ -14,7 +14,7 @@ Every array may carry leading batch axes, so a whole τ × δ grid of networks (
 
 from ._data import digits, teacher_student, two_gaussians, xor
 from ._init import SCALINGS, alpha_from_tau_delta, gaussian_init, kunin_init
-from ._kernels import FeatureLearningFit, fit_feature_learning_rate, kernel_flow
+from ._kernels import MAX_FIT_SIZE, FeatureLearningFit, fit_feature_learning_rate, kernel_flow
 from ._model import (
     ACTIVATIONS,
     LEAKY_SLOPE,
@@ -52,6 +52,7 @@ __all__ = [
     "MAX_CELLS",
     "MAX_DEPTH",
     "MAX_ELEMENTS",
+    "MAX_FIT_SIZE",
     "MAX_KERNEL_SIZE",
     "MAX_RECORDED",
     "MAX_RECORDS",

@@ -12,7 +12,7 @@ from .. import feature_evolution
 from .._validation import as_times
 from ._model import MAX_ELEMENTS, broadcast_batch, finite_array, positive_array
 
-__all__ = ["FeatureLearningFit", "fit_feature_learning_rate", "kernel_flow"]
+__all__ = ["MAX_FIT_SIZE", "FeatureLearningFit", "fit_feature_learning_rate", "kernel_flow"]
 
 
 def _check_kernel(name: str, K: np.ndarray) -> np.ndarray:
@@ -79,8 +79,13 @@ def kernel_flow(K0: np.ndarray, f0: np.ndarray, y: np.ndarray, t: np.ndarray) ->
 
 # -- the feature-learning rate γ (Shan & Bordelon Fig. 6D) ----------------------------------------
 
-#: the grid scanned before the local fit: γ·‖y‖² (the label kernel's size against ‖K₀‖ = 1)
-_GRID = np.geomspace(1e-4, 1e4, 17)
+#: largest kernel (P × P) of a fit: each trial γ costs one O(P³) eigendecomposition, and a fit
+#: tries about a hundred
+MAX_FIT_SIZE = 400
+#: the grid scanned before the local fit: γ·‖y‖² (the label kernel's size against ‖K₀‖ = 1) …
+_GAMMA_GRID = np.geomspace(1e-4, 1e4, 17)
+#: … and the time scale s (model time = s·t)
+_SCALE_GRID = np.geomspace(1e-3, 1e1, 9)
 
 
 @dataclass(frozen=True, eq=False)
@@ -88,12 +93,13 @@ class FeatureLearningFit:
     """Shan & Bordelon's optimal feature evolution fitted to a measured alignment curve."""
 
     gamma: float  #: fitted feature-learning rate γ (for the kernel normalised to ‖K₀‖_F = 1)
-    fitted: np.ndarray  #: (T,) the model's alignment at the measured times, for this γ
+    time_scale: float  #: fitted s: the model at time s·t matches the network at t (1 if fixed)
+    fitted: np.ndarray  #: (T,) the model's alignment at the measured times
     residual: float  #: root-mean-square difference between the model and the measurement
     gamma_final: float  #: γ from the last alignment alone (their eq. 20; inf if A ≥ 1)
     t: np.ndarray  #: (T,) the measured times
     alignment: np.ndarray  #: (T,) the measured alignment
-    eta: float  #: the model's learning rate for the normalised kernel: η·‖K₀‖_F
+    eta: float  #: the model's learning rate for the normalised kernel, η·‖K₀‖_F (before s)
     kernel_scale: float  #: ‖K₀‖_F
 
 
@@ -111,39 +117,14 @@ def _final_gamma(kernel: np.ndarray, y: np.ndarray, final: float) -> float:
     return max(root, 0.0) / (s * s)
 
 
-def fit_feature_learning_rate(
-    K0: np.ndarray,
-    y: np.ndarray,
-    t: np.ndarray,
-    alignment: np.ndarray,
-    *,
-    eta: float | None = None,
-) -> FeatureLearningFit:
-    """The effective feature-learning rate γ of a trained network (Shan & Bordelon §7,
-    Fig. 6D; docs/networks.md (N16)).
-
-    Fits the alignment ``A(K(t), y)`` of their optimal-feature-evolution model
-    (:func:`solvers.feature_evolution.exact`, from zero output) started at the network's
-    initial NTK to the measured curve, by least squares in γ (a scan over γ‖y‖² ∈ [1e−4, 1e4],
-    then a bounded Brent search). As in the paper, K₀ is divided by ‖K₀‖_F first, so γ is
-    comparable between architectures. ``gamma_final`` solves their eq. 20 from the last
-    alignment value alone.
-
-    Parameters
-    ----------
-    K0 : (P, P) the network's initial NTK (:func:`ntk`), P = n·d_out ≤ 1000.
-    y : (n, d_out) or (n,) training targets (flattened sample-major, like the kernel).
-    t, alignment : (T,) the measured curve (``Training.t``, ``Training.alignment``).
-    eta : the model's learning rate in the network's time units; default ``1/n``, which makes
-        the model's kernel regime the network's MSE gradient flow ``f' = −(1/n)K(f − y)``.
-    """
+def _check_fit(K0, y, t, alignment, eta):
     K0 = _check_kernel("K0", K0)
     if K0.ndim != 2:
         raise ValueError(f"K0 must be one (P, P) kernel; got shape {K0.shape}.")
-    if K0.shape[0] > feature_evolution.MAX_SWEEP_SAMPLES:
+    if K0.shape[0] > MAX_FIT_SIZE:
         raise ValueError(
-            f"K0 may be at most {feature_evolution.MAX_SWEEP_SAMPLES} wide for a fit; got "
-            f"{K0.shape[0]}."
+            f"K0 may be at most {MAX_FIT_SIZE} wide for a fit; got {K0.shape[0]}. Fit the "
+            "alignment of a subset of the samples."
         )
     targets = _as_outputs("y", y)
     if targets.ndim != 2 or targets.size != K0.shape[0]:
@@ -151,44 +132,96 @@ def fit_feature_learning_rate(
             f"y must be (n, d_out) with n·d_out = {K0.shape[0]} (the size of K0); got "
             f"{np.shape(y)}."
         )
-    samples = targets.shape[0]
-    flat = targets.reshape(-1)
     times = as_times(t)
     measured = finite_array("alignment", alignment)
     if measured.shape != times.shape:
         raise ValueError(
             f"alignment must have one value per time ({times.size}); got shape {measured.shape}."
         )
-    rate = 1.0 / samples if eta is None else positive_array("eta", eta)
+    rate = 1.0 / targets.shape[0] if eta is None else positive_array("eta", eta)
     if not isinstance(rate, float):
         raise ValueError("eta must be a single number.")
-    scale = float(np.linalg.norm(K0))
-    if scale == 0 or not np.any(flat != 0):
+    flat = targets.reshape(-1)
+    if not np.any(K0 != 0) or not np.any(flat != 0):
         raise ValueError("K0 and y must be non-zero to fit an alignment curve.")
+    return K0, flat, times, measured, rate
+
+
+def fit_feature_learning_rate(
+    K0: np.ndarray,
+    y: np.ndarray,
+    t: np.ndarray,
+    alignment: np.ndarray,
+    *,
+    eta: float | None = None,
+    fit_time_scale: bool = True,
+) -> FeatureLearningFit:
+    """The effective feature-learning rate γ of a trained network (Shan & Bordelon §7,
+    Fig. 6D; docs/networks.md (N16)).
+
+    Fits the alignment ``A(K(t), y)`` of their optimal-feature-evolution model
+    (:func:`solvers.feature_evolution.exact`, from zero output, learning rate η) started at the
+    network's initial NTK to the measured curve, by least squares. As in the paper K₀ is divided
+    by ‖K₀‖_F first, so γ is comparable between architectures. With ``fit_time_scale`` (the
+    default) a time scale s is fitted too — the model at time s·t against the network at t —
+    since a network's features usually move on a slower clock than its function; without it
+    s = 1. ``gamma_final`` solves their eq. 20 from the last alignment value alone (the paper's
+    own estimate).
+
+    Parameters
+    ----------
+    K0 : (P, P) the network's initial NTK (:func:`ntk`), P = n·d_out ≤ :data:`MAX_FIT_SIZE`.
+    y : (n, d_out) or (n,) training targets (flattened sample-major, like the kernel).
+    t, alignment : (T,) the measured curve (``Training.t``, ``Training.alignment``).
+    eta : the model's learning rate in the network's time units; default ``1/n``, which makes
+        the model at γ = 0 the network's frozen-kernel MSE flow ``f' = −(1/n)K(f − y)``.
+    fit_time_scale : fit s as well as γ.
+
+    Cost: about a hundred evaluations of the model, each one eigendecomposition of a P × P
+    matrix (a scan of γ‖y‖² ∈ [1e−4, 1e4] and s ∈ [1e−3, 10], then a local search).
+    """
+    K0, flat, times, measured, rate = _check_fit(K0, y, t, alignment, eta)
+    scale = float(np.linalg.norm(K0))
     kernel = K0 / scale
     model_eta = rate * scale
     size = float(flat @ flat)
+    scales = _SCALE_GRID if fit_time_scale else np.ones(1)
 
-    def curve(gamma: float) -> np.ndarray:
-        return feature_evolution.exact(kernel, flat, times, eta=model_eta, gamma=gamma).alignment
+    def curves(gamma: float, time_scales: np.ndarray) -> np.ndarray:
+        """(S, T) model alignment for each time scale: one eigendecomposition for all."""
+        stretched = np.multiply.outer(time_scales, times).reshape(-1)
+        path = feature_evolution.exact(kernel, flat, stretched, eta=model_eta, gamma=gamma)
+        return path.alignment.reshape(time_scales.size, times.size)
 
-    def error(log_gamma: float) -> float:
-        return float(np.mean((curve(np.exp(log_gamma)) - measured) ** 2))
+    def error(parameters: np.ndarray) -> float:
+        gamma = np.exp(parameters[0])
+        time_scale = np.exp(parameters[1]) if fit_time_scale else 1.0
+        return float(np.mean((curves(gamma, np.array([time_scale]))[0] - measured) ** 2))
 
-    grid = np.log(_GRID / size)
-    errors = np.array([error(value) for value in grid])
-    best = int(np.argmin(errors))
-    low, high = grid[max(best - 1, 0)], grid[min(best + 1, grid.size - 1)]
-    search = scipy.optimize.minimize_scalar(
-        error, bounds=(low, high), method="bounded", options={"xatol": 1e-8}
-    )
-    log_gamma = float(search.x) if search.fun <= errors[best] else float(grid[best])
-    gamma = float(np.exp(log_gamma))
-    if float(np.mean((curve(0.0) - measured) ** 2)) < min(errors[best], search.fun):
-        gamma = 0.0  # a frozen kernel explains the curve better than any γ > 0
-    fitted = curve(gamma)
+    # coarse scan: every γ of the grid with every time scale; γ = 0 (a frozen kernel) too
+    candidates = [(0.0, 1.0)]
+    scores = [float(np.mean((curves(0.0, np.ones(1))[0] - measured) ** 2))]
+    for gamma in _GAMMA_GRID / size:
+        errors = np.mean((curves(gamma, scales) - measured) ** 2, axis=1)
+        best = int(np.argmin(errors))
+        candidates.append((gamma, float(scales[best])))
+        scores.append(float(errors[best]))
+    gamma, time_scale = candidates[int(np.argmin(scores))]
+    if gamma > 0:
+        start = np.log([gamma, time_scale])[: 2 if fit_time_scale else 1]
+        search = scipy.optimize.minimize(
+            error if fit_time_scale else (lambda p: error(np.append(p, 0.0))),
+            start,
+            method="Nelder-Mead",
+            options={"xatol": 1e-8, "fatol": 1e-16, "maxiter": 400},
+        )
+        if search.fun <= min(scores):
+            gamma = float(np.exp(search.x[0]))
+            time_scale = float(np.exp(search.x[1])) if fit_time_scale else 1.0
+    fitted = curves(gamma, np.array([time_scale]))[0]
     return FeatureLearningFit(
         gamma=gamma,
+        time_scale=time_scale,
         fitted=fitted,
         residual=float(np.sqrt(np.mean((fitted - measured) ** 2))),
         gamma_final=_final_gamma(kernel, flat, float(measured[-1])),

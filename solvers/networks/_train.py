@@ -521,8 +521,10 @@ class _KernelTracker:
                 chunk.passes, weights, chunk.gamma, chunk.etas, part, self.input_gram
             )
             norm[part] = np.sqrt(np.einsum("cij,cij->c", kernel, kernel))
-            y = self.flat_y if self.flat_y.ndim == 1 else self.flat_y[part]
-            alignment[part] = _alignment(kernel, norm[part], y, self.y_norm_sq)
+            shared = self.flat_y.ndim == 1
+            y = self.flat_y if shared else self.flat_y[part]
+            size_sq = self.y_norm_sq if shared else self.y_norm_sq[part]
+            alignment[part] = _alignment(kernel, norm[part], y, size_sq)
             _normalise(kernel, norm[part])  # in place: the kernel is not needed any more
             if first:
                 self.unit_initial[part] = kernel
