@@ -6,7 +6,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.optimize
 
 from .. import feature_evolution
 from .._validation import as_times
@@ -180,6 +179,8 @@ def fit_feature_learning_rate(
     Cost: about a hundred evaluations of the model, each one eigendecomposition of a P × P
     matrix (a scan of γ‖y‖² ∈ [1e−4, 1e4] and s ∈ [1e−3, 10], then a local search).
     """
+    import scipy.optimize  # here: importing the engine stays light
+
     K0, flat, times, measured, rate = _check_fit(K0, y, t, alignment, eta)
     scale = float(np.linalg.norm(K0))
     kernel = K0 / scale

@@ -500,8 +500,14 @@ class _KernelTracker:
     """
 
     def __init__(self, chunk: _Chunk) -> None:
-        self.chunk = chunk
+        # (no reference to the chunk itself: a cycle would keep its buffers alive after it ends)
         passes = chunk.passes
+        self.passes, self.gamma, self.etas, self.cells = (
+            passes,
+            chunk.gamma,
+            chunk.etas,
+            chunk.cells,
+        )
         self.size = passes.samples * passes.widths[-1]
         self.block = max(1, KERNEL_BLOCK // (3 * self.size * self.size))
         X = passes.X
@@ -513,12 +519,12 @@ class _KernelTracker:
 
     def measure(self, weights: list[np.ndarray], *, first: bool = False):
         """``(‖K_t‖_F, S(0, t), A(K_t, y))``, each ``(C,)``; ``first`` stores K₀."""
-        chunk, cells = self.chunk, self.chunk.cells
+        cells = self.cells
         norm, distance, alignment = np.empty(cells), np.empty(cells), np.empty(cells)
         for start in range(0, cells, self.block):
             part = slice(start, min(start + self.block, cells))
             kernel = ntk_from_passes(
-                chunk.passes, weights, chunk.gamma, chunk.etas, part, self.input_gram
+                self.passes, weights, self.gamma, self.etas, part, self.input_gram
             )
             norm[part] = np.sqrt(np.einsum("cij,cij->c", kernel, kernel))
             shared = self.flat_y.ndim == 1

@@ -389,3 +389,20 @@ def _net() -> nw.Network:
 def test_bad_input_raises_a_value_error_naming_the_argument(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def test_memory_is_bounded_by_the_chunk_not_the_batch(monkeypatch):
+    # Each chunk's buffers and initial kernels must be freed when it ends: peak memory grows
+    # with the records (a few numbers per cell), not with the number of chunks.
+    import tracemalloc
+
+    monkeypatch.setattr(_train, "CHUNK_BUDGET", 4 * (3 * 60 * 21 + 3 * 20 * 21 + 60 * 60))
+    X, y = nw.teacher_student(3, 2, 60, seed=1)
+    peaks = []
+    for cells in (8, 64):
+        net = nw.kunin_init(3, 20, tau=np.linspace(0.5, 1.5, cells), delta=0.0, seed=1)
+        tracemalloc.start()
+        nw.train(net, X, y, lr=0.05, steps=3, record=[0, 3])
+        peaks.append(tracemalloc.get_traced_memory()[1])
+        tracemalloc.stop()
+    assert peaks[1] < 1.5 * peaks[0], peaks
