@@ -71,21 +71,33 @@ class Passes:
 
         The z buffers are overwritten with ``∂L/∂z_l`` (they are not needed after the forward
         pass), so call this after everything that reads z for the current step.
+
+        Below a single output unit, ``∂L/∂z = (g ⊗ w) ⊙ σ'(z)`` is an outer product; it is kept
+        as ``g ⊙ σ'(z)`` with the row w folded into the (small) weights and gradient instead,
+        which saves a pass over the (C, n, width) arrays.
         """
-        upstream = top
+        upstream, row = top, None  # true ∂L/∂z_l = upstream ⊙ row (row broadcast over samples)
         for layer in range(self.depth - 1, -1, -1):
             # ∂L/∂W_l = (∂L/∂z_l)ᵀ · input_l, summed over the samples by the matmul
             np.matmul(upstream.transpose(0, 2, 1), self.inputs(layer), out=grads[layer])
+            if row is not None:
+                grads[layer] *= row[:, :, None]
             if layer == 0:
                 break
+            W = weights[layer] if row is None else weights[layer] * row[:, :, None]
             below = self.z[layer - 1]
-            if upstream.shape[-1] == 1:  # an outer product: broadcasting beats a matmul per cell
-                np.multiply(upstream, weights[layer], out=below)
-            else:
-                np.matmul(upstream, weights[layer], out=below)
             slope = self.slopes[layer - 1]
-            if slope is not None:
-                below *= slope
+            if upstream.shape[-1] == 1 and slope is not None:
+                np.multiply(slope, upstream, out=below)
+                row = W[:, 0, :]
+            else:
+                if upstream.shape[-1] == 1:  # an outer product: broadcasting beats a matmul
+                    np.multiply(upstream, W, out=below)
+                else:
+                    np.matmul(upstream, W, out=below)
+                if slope is not None:
+                    below *= slope
+                row = None
             upstream = below
         return grads
 
