@@ -13,6 +13,7 @@ Every array may carry leading batch axes, so a whole τ × δ grid of networks (
 """
 
 from ._data import digits, teacher_student, two_gaussians, xor
+from ._evaluate import gradient, loss_value, ntk
 from ._init import SCALINGS, alpha_from_tau_delta, gaussian_init, kunin_init
 from ._kernels import MAX_FIT_SIZE, FeatureLearningFit, fit_feature_learning_rate, kernel_flow
 from ._model import (
@@ -37,10 +38,7 @@ from ._train import (
     MAX_WORK,
     Training,
     default_record,
-    gradient,
     layer_alignments,
-    loss_value,
-    ntk,
     train,
 )
 

@@ -10,7 +10,6 @@ and keeps each step's working set in cache; a cell's result does not depend on t
 from __future__ import annotations
 
 import itertools
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -19,7 +18,6 @@ import numpy as np
 
 from ._engine import LOSSES, Passes, ntk_from_passes, objective, spectral_norm
 from ._model import (
-    MAX_ELEMENTS,
     Network,
     broadcast_batch,
     check_cells,
@@ -39,9 +37,7 @@ __all__ = [
     "MAX_WORK",
     "Training",
     "default_record",
-    "gradient",
-    "loss_value",
-    "ntk",
+    "layer_alignments",
     "train",
 ]
 
@@ -236,65 +232,120 @@ def train(
     :data:`DIVERGENCE_FACTOR` × its start, is frozen at its last good state and ``diverged_at``
     holds the step (docs/networks.md (N12)); the other cells go on.
     """
-    if not isinstance(net, Network):
-        raise ValueError(f"net must be a Network; got {net!r:.60}.")
-    kind = _check_loss(loss)
-    X = check_inputs("X", X, net.d_in)
-    y = _check_targets("y", y, X, net.d_out, kind)
-    lr = positive_array("lr", lr)
-    steps = positive_count("steps", steps, MAX_TRAIN_STEPS, minimum=0)
-    rates = _check_layer_lrs(layer_lrs, net.depth)
-    if (X_test is None) != (y_test is None):
-        raise ValueError("pass both X_test and y_test, or neither.")
-    if X_test is not None:
-        X_test = check_inputs("X_test", X_test, net.d_in)
-        y_test = _check_targets("y_test", y_test, X_test, net.d_out, kind)
-    shapes = [net.batch_shape, X.shape[:-2], y.shape[:-2], np.shape(lr)]
-    shapes += [np.shape(rate) for rate in rates]
-    names = ["net", "X", "y", "lr"] + [f"layer_lrs[{i}]" for i in range(net.depth)]
-    if X_test is not None:
-        shapes += [X_test.shape[:-2], y_test.shape[:-2]]
-        names += ["X_test", "y_test"]
-    batch = broadcast_batch(shapes, names)
-    cells = check_cells(batch, "this training run")
-    recorded = _check_record(record, steps)
-    samples = X.shape[-2]
-    track_kernel = bool(track_kernel)
-    if track_kernel and samples * net.d_out > MAX_KERNEL_SIZE:
-        raise ValueError(
-            f"recording the NTK needs n·d_out ≤ {MAX_KERNEL_SIZE}; got {samples}·{net.d_out}. "
-            "Use fewer samples or track_kernel=False."
-        )
-    if cells * recorded.size > MAX_RECORDED:
-        raise ValueError(
-            f"{cells} networks × {recorded.size} recorded steps exceed {MAX_RECORDED:,} records; "
-            "record fewer steps or train fewer networks."
-        )
-    _check_work(net.widths, samples, X_test, cells, steps, recorded.size, track_kernel)
+    request = _Request.check(
+        net, X, y, lr, steps, layer_lrs, loss, record, X_test, y_test, bool(track_kernel)
+    )
+    data = _flatten(net, request)
+    cells, recorded = request.cells, request.recorded
+    out = _allocate(cells, recorded.size, net.depth, X_test is not None, request.track_kernel)
+    diverged = np.full(cells, -1, dtype=np.int64)
+    chunk = _chunk_cells(net.widths, request.X.shape[-2], X_test, request.track_kernel, cells)
+    for start in range(0, cells, chunk):
+        span = slice(start, min(start + chunk, cells))
+        _Chunk(net, data, span, request).run(out, diverged, data.final)
+    return _result(net, data, out, diverged, request)
 
-    # Each argument keeps its own batch axes only where it has them: shared data stay shared.
+
+@dataclass
+class _Request:
+    """The validated arguments of one :func:`train` call."""
+
+    kind: str
+    X: np.ndarray
+    y: np.ndarray
+    lr: float | np.ndarray
+    steps: int
+    rates: list[np.ndarray | float]
+    X_test: np.ndarray | None
+    y_test: np.ndarray | None
+    track_kernel: bool
+    batch: tuple[int, ...]
+    cells: int
+    recorded: np.ndarray
+
+    @classmethod
+    def check(cls, net, X, y, lr, steps, layer_lrs, loss, record, X_test, y_test, track_kernel):
+        if not isinstance(net, Network):
+            raise ValueError(f"net must be a Network; got {net!r:.60}.")
+        kind = _check_loss(loss)
+        X = check_inputs("X", X, net.d_in)
+        y = _check_targets("y", y, X, net.d_out, kind)
+        lr = positive_array("lr", lr)
+        steps = positive_count("steps", steps, MAX_TRAIN_STEPS, minimum=0)
+        rates = _check_layer_lrs(layer_lrs, net.depth)
+        if (X_test is None) != (y_test is None):
+            raise ValueError("pass both X_test and y_test, or neither.")
+        shapes = [net.batch_shape, X.shape[:-2], y.shape[:-2], np.shape(lr)]
+        shapes += [np.shape(rate) for rate in rates]
+        names = ["net", "X", "y", "lr"] + [f"layer_lrs[{i}]" for i in range(net.depth)]
+        if X_test is not None:
+            X_test = check_inputs("X_test", X_test, net.d_in)
+            y_test = _check_targets("y_test", y_test, X_test, net.d_out, kind)
+            shapes += [X_test.shape[:-2], y_test.shape[:-2]]
+            names += ["X_test", "y_test"]
+        batch = broadcast_batch(shapes, names)
+        request = cls(
+            kind,
+            X,
+            y,
+            lr,
+            steps,
+            rates,
+            X_test,
+            y_test,
+            track_kernel,
+            batch,
+            check_cells(batch, "this training run"),
+            _check_record(record, steps),
+        )
+        request.check_size(net.widths)
+        return request
+
+    def check_size(self, widths: tuple[int, ...]) -> None:
+        samples, d_out = self.X.shape[-2], widths[-1]
+        if self.track_kernel and samples * d_out > MAX_KERNEL_SIZE:
+            raise ValueError(
+                f"recording the NTK needs n·d_out ≤ {MAX_KERNEL_SIZE}; got {samples}·{d_out}. "
+                "Use fewer samples or track_kernel=False."
+            )
+        if self.cells * self.recorded.size > MAX_RECORDED:
+            raise ValueError(
+                f"{self.cells} networks × {self.recorded.size} recorded steps exceed "
+                f"{MAX_RECORDED:,} records; record fewer steps or train fewer networks."
+            )
+        _check_work(
+            widths,
+            samples,
+            self.X_test,
+            self.cells,
+            self.steps,
+            self.recorded.size,
+            self.track_kernel,
+        )
+
+
+def _flatten(net: Network, request: _Request) -> _Cells:
+    """Every per-network quantity with one leading cell axis. Each argument keeps batch axes
+    only where it has them: data shared by the batch stay shared (and the matmuls broadcast)."""
+    batch, X, y = request.batch, request.X, request.y
+    shared = X.ndim == 2 and y.ndim == 2
     data = _Cells(
         weights=[_cells_of(W, batch, 2) for W in net.weights],
         gamma=_per_cell(net.gamma, batch),
-        lr=_per_cell(lr, batch),
-        etas=[_per_cell(rate, batch) for rate in rates],
-        X=X if X.ndim == 2 and y.ndim == 2 else _cells_of(X, batch, 2),
-        y=y if X.ndim == 2 and y.ndim == 2 else _cells_of(y, batch, 2),
+        lr=_per_cell(request.lr, batch),
+        etas=[_per_cell(rate, batch) for rate in request.rates],
+        X=X if shared else _cells_of(X, batch, 2),
+        y=y if shared else _cells_of(y, batch, 2),
         X_test=None,
         y_test=None,
-        final=[np.empty((cells, *W.shape[-2:])) for W in net.weights],
+        final=[np.empty((request.cells, *W.shape[-2:])) for W in net.weights],
     )
+    X_test, y_test = request.X_test, request.y_test
     if X_test is not None:
         shared = X_test.ndim == 2 and y_test.ndim == 2
         data.X_test = X_test if shared else _cells_of(X_test, batch, 2)
         data.y_test = y_test if shared else _cells_of(y_test, batch, 2)
-    out = _allocate(cells, recorded.size, net.depth, X_test is not None, track_kernel)
-    diverged = np.full(cells, -1, dtype=np.int64)
-    chunk = _chunk_cells(net.widths, samples, X_test, track_kernel, cells)
-    for start in range(0, cells, chunk):
-        span = slice(start, min(start + chunk, cells))
-        _Chunk(net, data, span, kind, recorded, steps, track_kernel).run(out, diverged, data.final)
-    return _result(net, data, out, diverged, batch, recorded, lr, kind)
+    return data
 
 
 def _check_record(record: Any, steps: int) -> np.ndarray:
@@ -371,9 +422,10 @@ def _take(array: np.ndarray | None, span: slice) -> np.ndarray | None:
 class _Chunk:
     """The gradient-descent loop of one chunk of cells (docs/networks.md (N5), (N12))."""
 
-    def __init__(self, net, data: _Cells, span: slice, kind, recorded, steps, track_kernel):
-        self.kind, self.recorded, self.steps, self.span = kind, recorded, steps, span
-        self.track_kernel = track_kernel
+    def __init__(self, net: Network, data: _Cells, span: slice, request: _Request) -> None:
+        self.kind, self.recorded, self.steps = request.kind, request.recorded, request.steps
+        self.span = span
+        track_kernel = request.track_kernel
         self.current = [np.array(W[span]) for W in data.weights]
         self.initial = [W.copy() for W in self.current]
         self.previous = [np.empty_like(W) for W in self.current]
@@ -596,7 +648,9 @@ def layer_alignments(weights: Sequence[np.ndarray]) -> np.ndarray:
     return np.stack(values, axis=-1)
 
 
-def _result(net, data, out, diverged, batch, recorded, lr, kind) -> Training:
+def _result(net, data, out, diverged, request: _Request) -> Training:
+    batch, recorded, lr = request.batch, request.recorded, request.lr
+
     def shaped(array):
         return None if array is None else array.reshape(batch + array.shape[1:])
 
@@ -622,69 +676,5 @@ def _result(net, data, out, diverged, batch, recorded, lr, kind) -> Training:
         final=final,
         diverged_at=int(diverged[0]) if batch == () else diverged.reshape(batch),
         lr=lr,
-        objective=kind,
+        objective=request.kind,
     )
-
-
-# -- single evaluations ------------------------------------------------------------------------
-
-
-def _single_passes(net: Network, X: np.ndarray, extra_shapes, extra_names):
-    """Flattened cells for one forward pass with slopes: ``(passes, weights, gamma, batch)``."""
-    batch = broadcast_batch(
-        [net.batch_shape, X.shape[:-2], *extra_shapes], ["net", "X", *extra_names]
-    )
-    cells = math.prod(batch)
-    weights = [_cells_of(W, batch, 2) for W in net.weights]
-    inputs = X if X.ndim == 2 else _cells_of(X, batch, 2)
-    passes = Passes(net.widths, net.activation, inputs, cells, slopes=True)
-    gamma = _per_cell(net.gamma, batch)
-    passes.forward(weights, gamma[:, None, None])
-    return passes, weights, gamma, batch
-
-
-def loss_value(net: Network, X: np.ndarray, y: np.ndarray, *, loss: str = "mse") -> np.ndarray:
-    """The training loss ``(...)`` of every network of the batch (docs/networks.md (N4))."""
-    kind = _check_loss(loss)
-    X = check_inputs("X", X, net.d_in)
-    y = _check_targets("y", y, X, net.d_out, kind)
-    passes, _, _, batch = _single_passes(net, X, [y.shape[:-2]], ["y"])
-    targets = y if y.ndim == 2 else _cells_of(y, batch, 2)
-    return objective(kind, passes.output, targets).reshape(batch)
-
-
-def gradient(
-    net: Network, X: np.ndarray, y: np.ndarray, *, loss: str = "mse"
-) -> tuple[np.ndarray, ...]:
-    """``∂L/∂W_l`` for every layer, each ``(..., n_out, n_in)``, by the analytic
-    back-propagation that :func:`train` uses (docs/networks.md (N5))."""
-    kind = _check_loss(loss)
-    X = check_inputs("X", X, net.d_in)
-    y = _check_targets("y", y, X, net.d_out, kind)
-    passes, weights, gamma, batch = _single_passes(net, X, [y.shape[:-2]], ["y"])
-    targets = y if y.ndim == 2 else _cells_of(y, batch, 2)
-    objective(kind, passes.output, targets, passes.residual)
-    top = passes.residual * gamma[:, None, None]
-    grads = passes.backward(weights, top, [np.empty_like(W) for W in weights])
-    return tuple(g.reshape(batch + g.shape[1:]) for g in grads)
-
-
-def ntk(
-    net: Network, X: np.ndarray, *, layer_lrs: Sequence[float | np.ndarray] | None = None
-) -> np.ndarray:
-    """Empirical NTK ``K[(μ,c),(ν,c')] = Σ_l η_l Σ ∂f_c(x_μ)/∂W_l · ∂f_c'(x_ν)/∂W_l``, shape
-    ``(..., n·d_out, n·d_out)``, sample-major (index ``μ·d_out + c``) (docs/networks.md (N6))."""
-    X = check_inputs("X", X, net.d_in)
-    rates = _check_layer_lrs(layer_lrs, net.depth)
-    size = X.shape[-2] * net.d_out
-    shapes = [np.shape(rate) for rate in rates]
-    names = [f"layer_lrs[{i}]" for i in range(net.depth)]
-    batch = broadcast_batch([net.batch_shape, X.shape[:-2], *shapes], ["net", "X", *names])
-    if math.prod(batch) * size * size > MAX_ELEMENTS:
-        raise ValueError(
-            f"this NTK would hold {math.prod(batch) * size * size:,} entries (batch {batch}, "
-            f"n·d_out = {size}); at most {MAX_ELEMENTS:,}. Use fewer samples or a smaller batch."
-        )
-    passes, weights, gamma, batch = _single_passes(net, X, shapes, names)
-    etas = [_per_cell(rate, batch) for rate in rates]
-    return ntk_from_passes(passes, weights, gamma, etas).reshape((*batch, size, size))
