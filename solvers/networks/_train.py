@@ -87,11 +87,17 @@ class Training:
 
 
 def default_record(steps: int, count: int = 200) -> np.ndarray:
-    """About ``count`` log-spaced steps from 0 to ``steps``, both included."""
-    if steps <= count:
+    """``count`` steps from 0 to ``steps`` (both included), log-spaced where they are far apart
+    and every step where log spacing would round several onto one (all of them if
+    ``steps < count``)."""
+    if steps < count:
         return np.arange(steps + 1)
-    spaced = np.round(np.geomspace(1, steps, count - 1)).astype(np.int64)
-    return np.unique(np.concatenate([[0], spaced, [steps]]))
+    points = count - 1
+    while True:  # rounding merges early points: ask for more until ``count`` distinct remain
+        spaced = np.unique(np.round(np.geomspace(1, steps, points)).astype(np.int64))
+        if spaced.size >= count - 1:
+            return np.concatenate([[0], spaced])
+        points += count - 1 - spaced.size
 
 
 def _check_targets(name: str, y: Any, X: np.ndarray, d_out: int, kind: str) -> np.ndarray:
