@@ -214,7 +214,7 @@ def fit_feature_learning_rate(
             error if fit_time_scale else (lambda p: error(np.append(p, 0.0))),
             start,
             method="Nelder-Mead",
-            options={"xatol": 1e-8, "fatol": 1e-16, "maxiter": 400},
+            options={"xatol": 1e-6, "fatol": 1e-12, "maxiter": 400},
         )
         if search.fun <= min(scores):
             gamma = float(np.exp(search.x[0]))
