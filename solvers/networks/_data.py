@@ -26,13 +26,15 @@ def _sphere(rng: np.random.Generator, count: int, d: int) -> np.ndarray:
     return points / norms
 
 
-def _split(X: np.ndarray, y: np.ndarray, n: int, n_test: int):
+def _split(X: np.ndarray, y: np.ndarray, n: int, n_test: int) -> tuple[np.ndarray, ...]:
     if n_test == 0:
         return X[:n], y[:n]
     return X[:n], y[:n], X[n:], y[n:]
 
 
-def teacher_student(d: int, k: int, n: int, *, n_test: int = 0, seed: int | None = 0):
+def teacher_student(
+    d: int, k: int, n: int, *, n_test: int = 0, seed: int | None = 0
+) -> tuple[np.ndarray, ...]:
     """Kunin et al. App. D.1: inputs uniform on the sphere ``S^{d−1}``, noiseless labels from a
     two-layer ReLU teacher with k units, ``w_i ~ Unif(S^{d−1})``, ``a_i ~ Unif{±1}``."""
     d = positive_count("d", d, MAX_WIDTH)
@@ -47,7 +49,7 @@ def teacher_student(d: int, k: int, n: int, *, n_test: int = 0, seed: int | None
     return _split(X, y, n, n_test)
 
 
-def xor(n: int, *, n_test: int = 0, seed: int | None = 0):
+def xor(n: int, *, n_test: int = 0, seed: int | None = 0) -> tuple[np.ndarray, ...]:
     """XOR-like task (Kunin et al. Fig. 5): ``x ~ Unif[−1, 1]²``, ``y = sign(x₁x₂)``."""
     n = positive_count("n", n, MAX_SAMPLES)
     n_test = positive_count("n_test", n_test, MAX_SAMPLES, minimum=0)
@@ -57,7 +59,7 @@ def xor(n: int, *, n_test: int = 0, seed: int | None = 0):
     return _split(X, y, n, n_test)
 
 
-def two_gaussians(n: int, *, n_test: int = 0, seed: int | None = 0):
+def two_gaussians(n: int, *, n_test: int = 0, seed: int | None = 0) -> tuple[np.ndarray, ...]:
     """Xu & Ziyin Fig. 7: one-dimensional inputs, half from N(0, 1) labelled −1 and half from
     N(4, 1) labelled +1 (n // 2 of the first kind, the rest of the second, in each set)."""
     n = positive_count("n", n, MAX_SAMPLES)
@@ -82,7 +84,7 @@ def digits(
     *,
     n_test: int = 0,
     seed: int | None = 0,
-):
+) -> tuple[np.ndarray, ...]:
     """scikit-learn's bundled 8 × 8 handwritten digits (1 797 images), the stand-in for MNIST.
 
     Pixels are divided by 16 (so they lie in [0, 1]), 64 features. ``classes`` picks the digits

@@ -7,9 +7,12 @@ import sys
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from solvers import networks as nw
 from solvers.networks import _train
+from tests import examples
 
 RNG = np.random.default_rng(20240611)
 
@@ -161,6 +164,31 @@ def test_a_deep_sigma_gamma_sweep_with_batched_data_equals_its_cells(monkeypatch
             record=[0, 7, 30, 60],
         )
         _assert_same_training(batched, cell, single)
+
+
+@settings(max_examples=examples(15), deadline=None)
+@given(
+    st.sampled_from(nw.ACTIVATIONS),
+    st.lists(st.integers(1, 5), min_size=1, max_size=3),
+    st.integers(1, 4),
+    st.sampled_from(["mse", "bce"]),
+    st.integers(0, 2**31 - 1),
+)
+def test_any_batch_equals_its_cells(activation, hidden, cells, loss, seed):
+    rng = np.random.default_rng(seed)
+    widths = [int(rng.integers(1, 4)), *hidden, int(rng.integers(1, 3))]
+    net = nw.gaussian_init(
+        widths, sigma=rng.uniform(0.3, 2.0, (cells, 1)), activation=activation, seed=seed
+    )
+    X = rng.standard_normal((6, widths[0]))
+    y = np.where(rng.standard_normal((6, widths[-1])) > 0, 1.0, -1.0)
+    lr = rng.uniform(0.01, 3.0, cells)  # some cells may diverge
+    batched = nw.train(net, X, y, lr=lr, steps=40, loss=loss, record=[0, 1, 13, 40])
+    for cell in range(cells):
+        single = nw.train(
+            net.cell(cell), X, y, lr=float(lr[cell]), steps=40, loss=loss, record=[0, 1, 13, 40]
+        )
+        _assert_same_training(batched, cell, single, rtol=1e-11)
 
 
 def test_records_match_their_definitions_on_the_final_network():
