@@ -4,7 +4,8 @@ network at a time, against the machine's matmul rate, and against the same loop 
     python benchmarks/networks_speed.py [--repeats 5]
 
 Prints median wall times over repeated runs (the machine is shared and noisy: medians are the
-figures to quote). BLAS and XLA run single-threaded (set below, before numpy and jax are
+figures to quote); a batched run and its one-by-one counterpart alternate, so that both see the
+same load. BLAS and XLA run single-threaded (set below, before numpy and jax are
 imported), so every ratio compares one core with one core.
 
 Work counted (matmul flops only, per network and gradient-descent step, widths n_0 … n_L,
@@ -53,6 +54,23 @@ def median_time(function, repeats: int) -> float:
     return float(np.median(samples))
 
 
+def paired_times(first, second, repeats: int, second_repeats: int) -> tuple[float, float]:
+    """Median times of two functions run in alternation, so that both see the same load on a
+    shared machine (``second`` only ``second_repeats`` times)."""
+    first(), second()
+    times: tuple[list[float], list[float]] = ([], [])
+    for index in range(repeats):
+        for samples, function, count in (
+            (times[0], first, repeats),
+            (times[1], second, second_repeats),
+        ):
+            if index < count:
+                start = time.perf_counter()
+                function()
+                samples.append(time.perf_counter() - start)
+    return float(np.median(times[0])), float(np.median(times[1]))
+
+
 def matmul_rate(repeats: int) -> float:
     """Single-thread numpy matmul rate in GFLOP/s (1000 × 1000 by 1000 × 1000)."""
     rng = np.random.default_rng(0)
@@ -89,8 +107,7 @@ def numpy_rows(name, d, h, n, cells, repeats, single_repeats, rate, rows):
             for cell, rate_ in cell_list:
                 nw.train(cell, X, y, lr=rate_, steps=STEPS, record=record)
 
-        t_batch = median_time(batched, repeats)
-        t_cells = median_time(one_by_one, single_repeats)
+        t_batch, t_cells = paired_times(batched, one_by_one, repeats, single_repeats)
         results[label] = t_batch
         gflops = flops / t_batch / 1e9
         training = label == "train only"  # with records the NTKs dominate: no rate then
