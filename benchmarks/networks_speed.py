@@ -260,9 +260,8 @@ def main() -> None:
     memory_row(rows)
     header = ("case", "batched ms", "1-by-1 ms", "ratio", "GFLOP/s", "of matmul")
     widths = [max(len(str(row[i])) for row in [header, *rows]) for i in range(len(header))]
-    print("  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)))
-    for row in rows:
-        print("  ".join(str(c).ljust(w) for c, w in zip(row, widths, strict=True)))
+    for row in [header, *rows]:
+        print("  ".join(str(c).ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
     print(
         "\nratio: one-by-one time / batched time for numpy rows; JAX time / numpy batched "
         "'train only' time (timed alternately) for JAX rows (below 1: JAX faster)."
