@@ -9,10 +9,18 @@ gradient-descent simulation with the same result type (see ``SPEC §5``):
 * :mod:`solvers.feature_evolution` — optimal feature evolution and kernel alignment
   (Shan & Bordelon);
 
-plus the shared :mod:`solvers.metrics`. Pure numpy/scipy: nothing here imports a web or
-plotting library.
+plus the shared :mod:`solvers.metrics`, and :mod:`solvers.networks`: nonlinear and deep networks
+trained by batched gradient descent, the papers' experiments beside the exact theory.
+Pure numpy/scipy: nothing here imports a web or plotting library.
 """
 
-from . import feature_evolution, finite_width, lambda_balanced, metrics, single_neuron
+from . import feature_evolution, finite_width, lambda_balanced, metrics, networks, single_neuron
 
-__all__ = ["feature_evolution", "finite_width", "lambda_balanced", "metrics", "single_neuron"]
+__all__ = [
+    "feature_evolution",
+    "finite_width",
+    "lambda_balanced",
+    "metrics",
+    "networks",
+    "single_neuron",
+]

@@ -1,0 +1,76 @@
+"""One evaluation of a batch of networks: loss, gradient and NTK (docs/networks.md (N4)–(N6)),
+through the same batched passes that :func:`solvers.networks.train` runs at every step."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from ._engine import Passes, ntk_from_passes, objective
+from ._model import MAX_ELEMENTS, Network, broadcast_batch, check_inputs
+from ._train import _cells_of, _check_layer_lrs, _check_loss, _check_targets, _per_cell
+
+__all__ = ["gradient", "loss_value", "ntk"]
+
+
+def _single_passes(net: Network, X: np.ndarray, extra_shapes, extra_names):
+    """Flattened cells for one forward pass with slopes: ``(passes, weights, gamma, batch)``."""
+    batch = broadcast_batch(
+        [net.batch_shape, X.shape[:-2], *extra_shapes], ["net", "X", *extra_names]
+    )
+    cells = math.prod(batch)
+    weights = [_cells_of(W, batch, 2) for W in net.weights]
+    inputs = X if X.ndim == 2 else _cells_of(X, batch, 2)
+    passes = Passes(net.widths, net.activation, inputs, cells, slopes=True)
+    gamma = _per_cell(net.gamma, batch)
+    passes.forward(weights, gamma[:, None, None])
+    return passes, weights, gamma, batch
+
+
+def loss_value(net: Network, X: np.ndarray, y: np.ndarray, *, loss: str = "mse") -> np.ndarray:
+    """The training loss ``(...)`` of every network of the batch (docs/networks.md (N4))."""
+    kind = _check_loss(loss)
+    X = check_inputs("X", X, net.d_in)
+    y = _check_targets("y", y, X, net.d_out, kind)
+    passes, _, _, batch = _single_passes(net, X, [y.shape[:-2]], ["y"])
+    targets = y if y.ndim == 2 else _cells_of(y, batch, 2)
+    return objective(kind, passes.output, targets).reshape(batch)
+
+
+def gradient(
+    net: Network, X: np.ndarray, y: np.ndarray, *, loss: str = "mse"
+) -> tuple[np.ndarray, ...]:
+    """``∂L/∂W_l`` for every layer, each ``(..., n_out, n_in)``, by the analytic
+    back-propagation that :func:`train` uses (docs/networks.md (N5))."""
+    kind = _check_loss(loss)
+    X = check_inputs("X", X, net.d_in)
+    y = _check_targets("y", y, X, net.d_out, kind)
+    passes, weights, gamma, batch = _single_passes(net, X, [y.shape[:-2]], ["y"])
+    targets = y if y.ndim == 2 else _cells_of(y, batch, 2)
+    objective(kind, passes.output, targets, passes.residual)
+    top = passes.residual * gamma[:, None, None]
+    grads = passes.backward(weights, top, [np.empty_like(W) for W in weights])
+    return tuple(g.reshape(batch + g.shape[1:]) for g in grads)
+
+
+def ntk(
+    net: Network, X: np.ndarray, *, layer_lrs: Sequence[float | np.ndarray] | None = None
+) -> np.ndarray:
+    """Empirical NTK ``K[(μ,c),(ν,c')] = Σ_l η_l Σ ∂f_c(x_μ)/∂W_l · ∂f_c'(x_ν)/∂W_l``, shape
+    ``(..., n·d_out, n·d_out)``, sample-major (index ``μ·d_out + c``) (docs/networks.md (N6))."""
+    X = check_inputs("X", X, net.d_in)
+    rates = _check_layer_lrs(layer_lrs, net.depth)
+    size = X.shape[-2] * net.d_out
+    shapes = [np.shape(rate) for rate in rates]
+    names = [f"layer_lrs[{i}]" for i in range(net.depth)]
+    batch = broadcast_batch([net.batch_shape, X.shape[:-2], *shapes], ["net", "X", *names])
+    if math.prod(batch) * size * size > MAX_ELEMENTS:
+        raise ValueError(
+            f"this NTK would hold {math.prod(batch) * size * size:,} entries (batch {batch}, "
+            f"n·d_out = {size}); at most {MAX_ELEMENTS:,}. Use fewer samples or a smaller batch."
+        )
+    passes, weights, gamma, batch = _single_passes(net, X, shapes, names)
+    etas = [_per_cell(rate, batch) for rate in rates]
+    return ntk_from_passes(passes, weights, gamma, etas).reshape((*batch, size, size))

@@ -1,0 +1,233 @@
+"""Kernel baselines: frozen-kernel gradient flow and the fit of Shan & Bordelon's optimal
+feature evolution to a network's alignment curve (docs/networks.md (N15), (N16))."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import feature_evolution
+from .._validation import as_times
+from ._model import MAX_ELEMENTS, broadcast_batch, finite_array, positive_array
+
+__all__ = ["MAX_FIT_SIZE", "FeatureLearningFit", "fit_feature_learning_rate", "kernel_flow"]
+
+
+def _check_kernel(name: str, K: np.ndarray) -> np.ndarray:
+    K = finite_array(name, K, min_ndim=2)
+    if K.shape[-1] != K.shape[-2]:
+        raise ValueError(f"{name} must be square (..., P, P); got shape {K.shape}.")
+    scale = max(float(np.max(np.abs(K))), 1e-300)
+    if np.max(np.abs(K - np.swapaxes(K, -1, -2))) > 1e-10 * scale:
+        raise ValueError(f"{name} must be symmetric (an NTK); symmetrise it as (K + Kᵀ)/2.")
+    return 0.5 * (K + np.swapaxes(K, -1, -2))
+
+
+def _as_outputs(name: str, value, samples: int | None = None) -> np.ndarray:
+    """``(n,)`` → ``(n, 1)``; otherwise ``(..., n, d_out)`` as given."""
+    array = finite_array(name, value, min_ndim=1)
+    if array.ndim == 1:
+        array = array[:, None]
+    if samples is not None and array.shape[-2] != samples:
+        raise ValueError(f"{name} must have {samples} samples (rows); got shape {array.shape}.")
+    return array
+
+
+def kernel_flow(K0: np.ndarray, f0: np.ndarray, y: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """Predictions ``(..., T, n, d_out)`` of gradient flow on ``(1/2n)Σ‖f − y‖²`` with the
+    kernel frozen at K0 (Shan & Bordelon's kernel gradient descent; docs/networks.md (N15)):
+
+        f' = −(1/n) K₀ (f − y)   ⇒   f(t) = y + V e^{−Λt/n} Vᵀ (f₀ − y),   K₀ = V Λ Vᵀ,
+
+    exact through K0's eigendecomposition (eigenvalues below 0 by rounding count as 0).
+    ``K0`` is ``(..., P, P)`` sample-major (P = n·d_out, as :func:`ntk` returns it), ``f0`` and
+    ``y`` are ``(n, d_out)`` (``(n,)`` for one output) or carry batch axes; ``t`` are times ≥ 0
+    in the units of ``t = steps·lr``.
+    """
+    K0 = _check_kernel("K0", K0)
+    f0 = _as_outputs("f0", f0)
+    samples, d_out = f0.shape[-2:]
+    if samples * d_out != K0.shape[-1]:
+        raise ValueError(
+            f"K0 is {K0.shape[-1]}×{K0.shape[-1]} but f0 holds {samples}·{d_out} outputs; K0 "
+            "must be the (n·d_out)×(n·d_out) kernel of those outputs."
+        )
+    y = _as_outputs("y", y, samples)
+    if y.shape[-1] != d_out:
+        raise ValueError(f"y must have {d_out} output columns like f0; got shape {y.shape}.")
+    times = as_times(t)
+    batch = broadcast_batch([K0.shape[:-2], f0.shape[:-2], y.shape[:-2]], ["K0", "f0", "y"])
+    count = int(np.prod(batch)) * times.size * samples * d_out
+    if count > MAX_ELEMENTS:
+        raise ValueError(
+            f"the result would hold {count:,} values; at most {MAX_ELEMENTS:,}. Ask for fewer "
+            "times or a smaller batch."
+        )
+    values, vectors = np.linalg.eigh(K0)
+    values = np.maximum(values, 0.0)
+    start = (f0 - y).reshape(*(f0 - y).shape[:-2], -1)  # sample-major, like the kernel
+    coefficients = np.einsum("...pq,...p->...q", vectors, start)
+    decay = np.exp(-np.multiply.outer(times, values) / samples)  # (T, ..., P) → move T
+    decay = np.moveaxis(decay, 0, -2) if decay.ndim > 2 else decay
+    modes = decay * coefficients[..., None, :]
+    residual = np.einsum("...pq,...tq->...tp", vectors, modes)
+    shaped = residual.reshape(*residual.shape[:-1], samples, d_out)
+    return y[..., None, :, :] + shaped
+
+
+# -- the feature-learning rate γ (Shan & Bordelon Fig. 6D) ----------------------------------------
+
+#: largest kernel (P × P) of a fit: each trial γ costs one O(P³) eigendecomposition, and a fit
+#: tries about a hundred
+MAX_FIT_SIZE = 400
+#: the grid scanned before the local fit: γ·‖y‖² (the label kernel's size against ‖K₀‖ = 1) …
+_GAMMA_GRID = np.geomspace(1e-4, 1e4, 17)
+#: … and the time scale s (model time = s·t)
+_SCALE_GRID = np.geomspace(1e-3, 1e1, 9)
+
+
+@dataclass(frozen=True, eq=False)
+class FeatureLearningFit:
+    """Shan & Bordelon's optimal feature evolution fitted to a measured alignment curve."""
+
+    gamma: float  #: fitted feature-learning rate γ (for the kernel normalised to ‖K₀‖_F = 1)
+    time_scale: float  #: fitted s: the model at time s·t matches the network at t (1 if fixed)
+    fitted: np.ndarray  #: (T,) the model's alignment at the measured times
+    residual: float  #: root-mean-square difference between the model and the measurement
+    gamma_final: float  #: γ from the last alignment alone (their eq. 20; inf if A ≥ 1)
+    t: np.ndarray  #: (T,) the measured times
+    alignment: np.ndarray  #: (T,) the measured alignment
+    eta: float  #: the model's learning rate for the normalised kernel, η·‖K₀‖_F (before s)
+    kernel_scale: float  #: ‖K₀‖_F
+
+
+def _final_gamma(kernel: np.ndarray, y: np.ndarray, final: float) -> float:
+    """Root γ ≥ 0 of ``A_∞(γ) = final`` for ‖K₀‖_F = 1 (Shan & Bordelon eq. 20).
+
+    Squaring ``A·‖y‖²·√(1 + 2γb + γ²s²) = γs² + b`` (s = ‖y‖², b = yᵀK₀y) leaves a quadratic
+    with root ``γs² = A√((s² − b²)/(1 − A²)) − b``; 0 when A is not above A₀ = b/s.
+    """
+    s = float(y @ y)
+    b = float(y @ kernel @ y)
+    if final >= 1.0:
+        return float("inf")
+    root = final * np.sqrt(max(s * s - b * b, 0.0) / (1.0 - final * final)) - b
+    return max(root, 0.0) / (s * s)
+
+
+def _check_fit(K0, y, t, alignment, eta):
+    K0 = _check_kernel("K0", K0)
+    if K0.ndim != 2:
+        raise ValueError(f"K0 must be one (P, P) kernel; got shape {K0.shape}.")
+    if K0.shape[0] > MAX_FIT_SIZE:
+        raise ValueError(
+            f"K0 may be at most {MAX_FIT_SIZE} wide for a fit; got {K0.shape[0]}. Fit the "
+            "alignment of a subset of the samples."
+        )
+    targets = _as_outputs("y", y)
+    if targets.ndim != 2 or targets.size != K0.shape[0]:
+        raise ValueError(
+            f"y must be (n, d_out) with n·d_out = {K0.shape[0]} (the size of K0); got "
+            f"{np.shape(y)}."
+        )
+    times = as_times(t)
+    measured = finite_array("alignment", alignment)
+    if measured.shape != times.shape:
+        raise ValueError(
+            f"alignment must have one value per time ({times.size}); got shape {measured.shape}."
+        )
+    rate = 1.0 / targets.shape[0] if eta is None else positive_array("eta", eta)
+    if not isinstance(rate, float):
+        raise ValueError("eta must be a single number.")
+    flat = targets.reshape(-1)
+    if not np.any(K0 != 0) or not np.any(flat != 0):
+        raise ValueError("K0 and y must be non-zero to fit an alignment curve.")
+    return K0, flat, times, measured, rate
+
+
+def fit_feature_learning_rate(
+    K0: np.ndarray,
+    y: np.ndarray,
+    t: np.ndarray,
+    alignment: np.ndarray,
+    *,
+    eta: float | None = None,
+    fit_time_scale: bool = True,
+) -> FeatureLearningFit:
+    """The effective feature-learning rate γ of a trained network (Shan & Bordelon §7,
+    Fig. 6D; docs/networks.md (N16)).
+
+    Fits the alignment ``A(K(t), y)`` of their optimal-feature-evolution model
+    (:func:`solvers.feature_evolution.exact`, from zero output, learning rate η) started at the
+    network's initial NTK to the measured curve, by least squares. As in the paper K₀ is divided
+    by ‖K₀‖_F first, so γ is comparable between architectures. With ``fit_time_scale`` (the
+    default) a time scale s is fitted too — the model at time s·t against the network at t —
+    since a network's features usually move on a slower clock than its function; without it
+    s = 1. ``gamma_final`` solves their eq. 20 from the last alignment value alone (the paper's
+    own estimate).
+
+    Parameters
+    ----------
+    K0 : (P, P) the network's initial NTK (:func:`ntk`), P = n·d_out ≤ :data:`MAX_FIT_SIZE`.
+    y : (n, d_out) or (n,) training targets (flattened sample-major, like the kernel).
+    t, alignment : (T,) the measured curve (``Training.t``, ``Training.alignment``).
+    eta : the model's learning rate in the network's time units; default ``1/n``, which makes
+        the model at γ = 0 the network's frozen-kernel MSE flow ``f' = −(1/n)K(f − y)``.
+    fit_time_scale : fit s as well as γ.
+
+    Cost: about a hundred evaluations of the model, each one eigendecomposition of a P × P
+    matrix (a scan of γ‖y‖² ∈ [1e−4, 1e4] and s ∈ [1e−3, 10], then a local search).
+    """
+    import scipy.optimize  # here: importing the engine stays light
+
+    K0, flat, times, measured, rate = _check_fit(K0, y, t, alignment, eta)
+    scale = float(np.linalg.norm(K0))
+    kernel = K0 / scale
+    model_eta = rate * scale
+    size = float(flat @ flat)
+    scales = _SCALE_GRID if fit_time_scale else np.ones(1)
+
+    def curves(gamma: float, time_scales: np.ndarray) -> np.ndarray:
+        """(S, T) model alignment for each time scale: one eigendecomposition for all."""
+        stretched = np.multiply.outer(time_scales, times).reshape(-1)
+        path = feature_evolution.exact(kernel, flat, stretched, eta=model_eta, gamma=gamma)
+        return path.alignment.reshape(time_scales.size, times.size)
+
+    def error(parameters: np.ndarray) -> float:
+        gamma = np.exp(parameters[0])
+        time_scale = np.exp(parameters[1]) if fit_time_scale else 1.0
+        return float(np.mean((curves(gamma, np.array([time_scale]))[0] - measured) ** 2))
+
+    # coarse scan: every γ of the grid with every time scale; γ = 0 (a frozen kernel) too
+    candidates = [(0.0, 1.0)]
+    scores = [float(np.mean((curves(0.0, np.ones(1))[0] - measured) ** 2))]
+    for gamma in _GAMMA_GRID / size:
+        errors = np.mean((curves(gamma, scales) - measured) ** 2, axis=1)
+        best = int(np.argmin(errors))
+        candidates.append((gamma, float(scales[best])))
+        scores.append(float(errors[best]))
+    gamma, time_scale = candidates[int(np.argmin(scores))]
+    if gamma > 0:
+        start = np.log([gamma, time_scale])[: 2 if fit_time_scale else 1]
+        search = scipy.optimize.minimize(
+            error if fit_time_scale else (lambda p: error(np.append(p, 0.0))),
+            start,
+            method="Nelder-Mead",
+            options={"xatol": 1e-6, "fatol": 1e-12, "maxiter": 400},
+        )
+        if search.fun <= min(scores):
+            gamma = float(np.exp(search.x[0]))
+            time_scale = float(np.exp(search.x[1])) if fit_time_scale else 1.0
+    fitted = curves(gamma, np.array([time_scale]))[0]
+    return FeatureLearningFit(
+        gamma=gamma,
+        time_scale=time_scale,
+        fitted=fitted,
+        residual=float(np.sqrt(np.mean((fitted - measured) ** 2))),
+        gamma_final=_final_gamma(kernel, flat, float(measured[-1])),
+        t=times,
+        alignment=measured,
+        eta=model_eta,
+        kernel_scale=scale,
+    )
