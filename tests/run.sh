@@ -41,6 +41,8 @@ echo "installing the project and its test tools into $venv"
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade -e ".[test]"
 echo "installed in $((SECONDS - started)) s; running the tests"
 
+# One BLAS thread per process: the matrices are small, and two test processes share two cores.
+export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 # Two processes share the tests (pytest-xdist; one per core); the ten slowest are listed last.
 status=0
 "$venv/bin/python" -m pytest -n "${TEST_PROCESSES:-auto}" --dist worksteal --durations=10 "$@" \
