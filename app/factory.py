@@ -6,79 +6,32 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable
-from urllib.parse import parse_qs
 
 from dash import Dash, Input, Output, State, dcc, html
 from flask import Response, jsonify
 from werkzeug.exceptions import HTTPException
 
-from solvers.performance import keep_freed_memory
-
-from . import components
+from . import home, paper_figures
 from .cache import ResultCache
 from .config import MAX_REQUEST_BYTES, Settings
-from .pages import PAGES
-from .views import VIEWS
+from .core.page import Page
+from .core.state import EMBED, query_pairs
+from .memory import keep_freed_memory
+from .ui import components
+from .views import BY_KEY, MAPS, VIEWS
 
 __all__ = ["create_app"]
 
 log = logging.getLogger(__name__)
 
+#: pages that are not model views, besides the start page
+PAGES: tuple[Page, ...] = (paper_figures.PAGE,)
 
-def _embed(search: str | None) -> bool:
-    return parse_qs((search or "").lstrip("?")).get("embed", ["0"])[0] in ("1", "true", "yes")
 
-
-def home_layout(link: Callable[[str], str] = str) -> html.Div:
-    """The start page; ``link`` turns an app path into an href (adding any path prefix)."""
-
-    def cards(views) -> html.Div:
-        return html.Div(
-            [
-                html.Div(
-                    [
-                        html.H2(dcc.Link(view.nav_title, href=link(view.path))),
-                        html.P(view.summary),
-                        dcc.Link("Open →", href=link(view.path), className="card-link"),
-                    ],
-                    className="view-card",
-                )
-                for view in views
-            ],
-            className="cards",
-        )
-
-    intro = components.explanation(
-        "How does a neural network learn? In the **lazy** regime its features — the neural "
-        "tangent kernel (NTK) — hardly move: training is kernel regression with the kernel it "
-        "started with. In the **rich** regime the features themselves change to fit the task. "
-        "Which one you get depends on the initialisation: its overall scale, the balance between "
-        "layers, the width, the learning rates. For small linear networks the learning dynamics "
-        "can be solved *exactly*; every curve in this explorer is such an exact solution, with a "
-        "real gradient-descent run drawn on top."
-    )
-    maps = [view for view in VIEWS if not view.in_nav]
-    return html.Div(
-        [
-            html.H1("Lazy vs rich learning, exactly"),
-            intro,
-            cards(view for view in VIEWS if view.in_nav),
-            *(
-                [
-                    html.H2("Phase portraits: where the boundary lies", id="maps"),
-                    components.explanation(
-                        "Each map is a whole grid of exact solutions, recomputed whenever a "
-                        "control moves (the time slider included, where the map has one). "
-                        "Click a cell to open that trajectory."
-                    ),
-                    cards(maps),
-                ]
-                if maps
-                else []
-            ),
-        ],
-        className="home",
-    )
+def _embedded(search: str) -> bool:
+    """The link's ``embed`` flag, read by the same validator as every view's state."""
+    raw = next((value for key, value in query_pairs(search) if key == "embed"), None)
+    return EMBED.clean(raw)[0]
 
 
 def create_app(settings: Settings | None = None, **dash_options) -> Dash:
@@ -99,68 +52,85 @@ def create_app(settings: Settings | None = None, **dash_options) -> Dash:
         app.server, settings.flask_caching_config(), settings.cache_retry_after
     )
     app.server.config["RESULT_CACHE"] = cache
-
-    prefix = app.config.requests_pathname_prefix
-
-    def link(path: str) -> str:
-        """An app path ("/single-neuron") as the browser must request it (with the prefix)."""
-        return prefix.rstrip("/") + path if path != "/" else prefix
-
-    def app_path(pathname: str) -> str | None:
-        """The browser's pathname without the prefix, or None if it lies outside the app."""
-        base = prefix.rstrip("/")
-        if base and not (pathname == base or pathname.startswith(base + "/")):
-            return None
-        return "/" + pathname[len(base) :].strip("/")
-
-    nav = [{"title": view.nav_title, "path": link(view.path)} for view in VIEWS if view.in_nav]
-    maps = [view for view in VIEWS if not view.in_nav]
-    if maps:  # one entry for the maps; the start page lists all of them
-        nav.append({"title": "Maps", "path": link(maps[0].path)})
-    nav += [{"title": page.nav_title, "path": link(page.path)} for page in PAGES]
-    by_path = {view.path: view for view in VIEWS}
-    pages = {page.path: page for page in PAGES}
-
     app.layout = html.Div([dcc.Location(id="url"), html.Div(id="page")])
-
-    @app.callback(Output("page", "children"), Input("url", "pathname"), State("url", "search"))
-    def route(pathname, search):
-        pathname = pathname if isinstance(pathname, str) else "/"
-        search = search if isinstance(search, str) else ""
-        embed = _embed(search)
-        path = app_path(pathname)
-        shell = {"nav": nav, "home": link("/"), "embed": embed}
-        view = by_path.get(path) if path else None
-        if view is not None:
-            return components.page_shell(
-                view.layout(search, embed), current=link(view.path), **shell
-            )
-        if path in pages:
-            page = pages[path]
-            body = page.layout(link, search, embed)
-            return components.page_shell(body, current=link(page.path), **shell)
-        if path == "/":
-            return components.page_shell(home_layout(link), current=link("/"), **shell)
-        body = html.Div(
-            [
-                html.H1("Page not found"),
-                html.P(["Nothing lives at ", html.Code(pathname[:100]), "."]),
-                dcc.Link("Back to the start page", href=link("/")),
-            ]
-        )
-        return components.page_shell(body, current="", **shell)
-
-    for view in VIEWS:
-        view.register(app, cache)
-    for page in PAGES:
-        if page.register is not None:
-            page.register(app, cache)
-
+    _register_router(app)
+    for item in (*VIEWS, *PAGES):
+        if getattr(item, "register", None) is not None:
+            item.register(app, cache)
     _add_health_check(app, settings, cache)
     _add_security_headers(app, settings)
     _refuse_malformed_requests(app)
     _register_component_bundles(app)
     return app
+
+
+def _linker(prefix: str) -> Callable[[str], str]:
+    def link(path: str) -> str:
+        """An app path ("/single-neuron") as the browser must request it (with the prefix)."""
+        return prefix.rstrip("/") + path if path != "/" else prefix
+
+    return link
+
+
+def _app_path(prefix: str, pathname: str) -> str | None:
+    """The browser's pathname without the prefix, or None if it lies outside the app."""
+    base = prefix.rstrip("/")
+    if base and not (pathname == base or pathname.startswith(base + "/")):
+        return None
+    return "/" + pathname[len(base) :].strip("/")
+
+
+def navigation(link: Callable[[str], str]) -> components.Navigation:
+    item = components.NavItem
+    return components.Navigation(
+        home=link("/"),
+        views=tuple(item(v.nav_title, link(v.path)) for v in VIEWS if not v.is_map),
+        maps=tuple(item(v.nav_title, link(v.path)) for v in MAPS),
+        pages=tuple(item(p.nav_title, link(p.path)) for p in PAGES),
+    )
+
+
+def related(view, link: Callable[[str], str]) -> list[tuple[str, str]]:
+    """A trajectory view links to its map, a map to its trajectory view."""
+    if view.is_map:
+        home = BY_KEY[view.map_of]
+        return [(f"← {home.nav_title}: one trajectory", link(home.path))]
+    return [
+        (f"{m.nav_title}: the whole grid →", link(m.path)) for m in MAPS if m.map_of == view.key
+    ]
+
+
+def _not_found(pathname: str, link: Callable[[str], str]) -> html.Div:
+    return html.Div(
+        [
+            html.H1("Page not found"),
+            html.P(["Nothing lives at ", html.Code(pathname[:100]), "."]),
+            dcc.Link("Back to the start page", href=link("/")),
+        ]
+    )
+
+
+def _register_router(app: Dash) -> None:
+    prefix = app.config.requests_pathname_prefix
+    link = _linker(prefix)
+    shell = navigation(link)
+    views = {view.path: view for view in VIEWS}
+    pages = {page.path: page for page in (home.PAGE, *PAGES)}
+
+    @app.callback(Output("page", "children"), Input("url", "pathname"), State("url", "search"))
+    def route(pathname, search):
+        pathname = pathname if isinstance(pathname, str) else "/"
+        search = search if isinstance(search, str) else ""
+        embed = _embedded(search)
+        path = _app_path(prefix, pathname)
+        if path in views:
+            view = views[path]
+            body, current = view.layout(search, related(view, link)), link(path)
+        elif path in pages:
+            body, current = pages[path].layout(link, search, embed), link(path)
+        else:
+            body, current = _not_found(pathname, link), ""
+        return components.page_shell(body, navigation=shell, current=current, embed=embed)
 
 
 def _add_health_check(app: Dash, settings: Settings, cache: ResultCache) -> None:

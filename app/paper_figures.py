@@ -1,10 +1,10 @@
-"""The paper-figures page: one card per figure of the four papers that a view's preset reproduces
-— its caption, the figure computed by the solvers when the page opens, and a link that opens the
-same setup in the interactive view.
+"""The paper-figures page: one card per figure of the papers that a view's preset reproduces
+— its caption, the figure computed when the page opens, and a link that opens the same setup in
+the interactive view.
 
-Nothing is stored: when the page opens, one server callback per card computes it (through its
-view's cached ``results`` and its ``render``) and shows the most telling panel. A card that
-cannot be computed says so; the others still render.
+A preset with a ``figure`` gets a card; its ``panel`` says which plot the card shows. Nothing is
+stored: one server callback per card computes it (through its view's cached results and that
+one panel's draw function). A card that cannot be computed says so; the others still render.
 """
 
 from __future__ import annotations
@@ -17,24 +17,16 @@ from typing import Any
 
 from dash import Dash, Input, Output, dcc, html
 
-from . import components
 from .cache import ResultCache
-from .figures import CURSOR, compact
-from .pages import Page
-from .view import Panel, Preset, View
-from .views import VIEWS
+from .core.page import Page
+from .core.panel import Figure, Panel
+from .core.presets import Paper, Preset
+from .core.view import View
+from .ui import components
+from .ui.figures import CURSOR, compact
+from .views import MODELS
 
-__all__ = [
-    "CARDS",
-    "GROUPS",
-    "PAGE",
-    "PAPERS",
-    "Card",
-    "Paper",
-    "card_figure",
-    "card_figures",
-    "paper_figure_presets",
-]
+__all__ = ["CARDS", "GROUPS", "PAGE", "Card", "card_figure"]
 
 log = logging.getLogger(__name__)
 
@@ -55,92 +47,17 @@ LEGEND_WIDTH = 330
 
 GRAPH_CONFIG = {"displaylogo": False, "displayModeBar": False, "responsive": True}
 
-
-@dataclass(frozen=True)
-class Paper:
-    authors: str
-    title: str
-    subject: str
-    #: keys of the views whose presets reproduce this paper's figures
-    views: tuple[str, ...]
-
-
-PAPERS = (
-    Paper("Kunin et al.", "Get rich quick", "a single hidden neuron", ("single-neuron",)),
-    Paper(
-        "Xu & Ziyin",
-        "Three mechanisms of feature learning in a linear network",
-        "a two-layer linear network of finite width",
-        ("finite-width",),
-    ),
-    Paper(
-        "Dominé et al.",
-        "From lazy to rich",
-        "λ-balanced two-layer linear networks",
-        ("lambda-balanced",),
-    ),
-    Paper(
-        "Shan & Bordelon",
-        "Rapid feature evolution accelerates learning",
-        "kernel–target alignment under optimal feature evolution",
-        ("kernel-alignment",),
-    ),
-)
-
-#: which panel a card shows, per view: the first rule whose prefix starts the preset's name
-#: wins; otherwise the view's first panel
-PANEL_RULES: dict[str, Sequence[tuple[str, str]]] = {
-    "single-neuron": (
-        ("Fig. 2", "surface"),  # the hyperboloid the path lies on
-        ("Fig. 3", "kernel"),  # S(0, t): lazy, rich and delayed rich side by side
-        ("Fig. 4", "function"),  # the β paths
-    ),
-    "finite-width": (("Fig. 1", "zeta"),),
-    "finite-width-map": (("Fig. 4", "ntk"),),  # how far the NTK moves, against the width
-    "lambda-balanced": (
-        ("Fig. 5", "kernel"),  # the kernel distance of their Fig. 5B
-        ("Fig. 4 — semantic hierarchy, λ = −", "rsm_out"),  # the tree lives in W₂ only
-        ("Fig. 4", "rsm_in"),
-        ("", "singular"),
-    ),
-    "lambda-balanced-map": (("Fig. 5B", "lines"),),  # one curve per architecture, as printed
-    "kernel-alignment": (
-        ("Fig. 2 A–B", "spectrum"),
-        ("Fig. 2", "loss"),
-    ),
-    "kernel-alignment-map": (("Fig. 2C–D", "sweep"),),  # A∞ and the overlap against γ
-}
-
 INTRO = (
-    "Every figure of the four papers that this explorer reproduces, computed afresh by the exact "
+    "Every figure of the papers that this explorer reproduces, computed afresh by the exact "
     "solvers when the page opens. Each card shows one panel of the figure's setup; its link "
     "opens the same setup in the interactive view, with all its panels and controls."
 )
-
-
-def paper_figure_presets(view: View) -> list[Preset]:
-    """The presets of ``view`` that reproduce a figure of its paper."""
-    return [preset for preset in view.presets if preset.name.startswith("Fig.")]
-
-
-def _panel_for(view: View, preset: Preset) -> str:
-    graphs = {panel.graph for panel in view.panels}
-    for prefix, graph in PANEL_RULES.get(view.key, ()):
-        if preset.name.startswith(prefix) and graph in graphs:
-            return graph
-    return view.panels[0].graph
-
-
-def _belongs(view: View, paper: Paper) -> bool:
-    """A paper's views and their maps ("lambda-balanced" and "lambda-balanced-map")."""
-    return any(view.key == key or view.key.startswith(f"{key}-") for key in paper.views)
 
 
 @dataclass(frozen=True)
 class Card:
     view: View
     preset: Preset
-    graph: str
 
     @property
     def key(self) -> str:
@@ -156,7 +73,8 @@ class Card:
 
     @property
     def panel(self) -> Panel:
-        return next(p for p in self.view.panels if p.graph == self.graph)
+        wanted = self.preset.panel
+        return next((p for p in self.view.panels if p.graph == wanted), self.view.panels[0])
 
     @property
     def height(self) -> int:
@@ -168,42 +86,35 @@ class Card:
 
 
 def _figure_number(card: Card) -> int:
-    """1 for "Fig. 1b — …": cards of one paper go in the order of its figures."""
-    digits = re.match(r"Fig\.\s*(\d+)", card.preset.name)
-    return int(digits.group(1)) if digits else 0
+    """1 for "Fig. 1b": cards of one paper go in the order of its figures (tables after)."""
+    digits = re.match(r"Fig\.\s*(\d+)", card.preset.figure or "")
+    return int(digits.group(1)) if digits else 99
 
 
-def _groups() -> list[tuple[Paper, list[Card]]]:
-    """Every paper with its cards, in the order of :data:`PAPERS`; a view no paper names gets a
-    group of its own (after them)."""
-    papers = list(PAPERS) + [
-        Paper("", view.title, "", (view.key,))
-        for view in VIEWS
-        if not any(_belongs(view, paper) for paper in PAPERS)
-    ]
+def _groups() -> list[tuple[Paper, tuple[View, ...], list[Card]]]:
+    """Every model's paper with its views and their cards, in navigation order."""
     groups = []
-    for paper in papers:
+    for model in MODELS:
         cards = [
-            Card(view, preset, _panel_for(view, preset))
-            for view in VIEWS
-            if _belongs(view, paper)
-            for preset in paper_figure_presets(view)
+            Card(view, preset)
+            for view in model.VIEWS
+            for preset in view.presets
+            if preset.figure is not None
         ]
         if cards:
-            groups.append((paper, sorted(cards, key=_figure_number)))
+            groups.append((model.PAPER, model.VIEWS, sorted(cards, key=_figure_number)))
     return groups
 
 
 GROUPS = _groups()
-CARDS: tuple[Card, ...] = tuple(card for _, cards in GROUPS for card in cards)
+CARDS: tuple[Card, ...] = tuple(card for _, _, cards in GROUPS for card in cards)
 
 
 # -- figures ---------------------------------------------------------------------------------
 
 
-def _for_card(figure: dict, frames: dict | None, card: Card) -> dict:
-    """A view's panel made static and small: no animation cursor, matrices at the end of the
-    run, the card's height."""
+def _static(figure: Figure) -> None:
+    """No animation cursor: a card shows the whole run."""
     figure["data"] = [
         trace
         for trace in figure.get("data", [])
@@ -212,45 +123,21 @@ def _for_card(figure: dict, frames: dict | None, card: Card) -> dict:
     layout = figure.setdefault("layout", {})
     if "shapes" in layout:
         layout["shapes"] = [s for s in layout["shapes"] if s.get("name") != CURSOR]
-    stack = ((frames or {}).get("heatmaps") or {}).get(card.graph)
-    if stack and figure["data"] and figure["data"][0].get("type") == "heatmap":
-        figure["data"][0]["z"] = stack[-1]  # the last animation frame: the end of the run
-        end = frames["t"][-1]
-        layout["title"] = {
-            "text": f"at t = {end:g}",
-            "x": 0,
-            "xanchor": "left",
-            "font": {"size": 12},
-        }
-        layout["margin"] = {**layout.get("margin", {}), "t": 28}
-    layout["height"] = card.height
-    layout["font"] = {**layout.get("font", {}), "size": 11}
-    if "scene" in layout:  # 3-D: the view's own legend, in smaller type
-        layout["legend"] = {**layout.get("legend", {}), "font": {"size": 10}}
-        return figure
-    if "margin" in layout:
-        layout["margin"] = {**layout["margin"], "r": 10}
-    for name in ("xaxis", "yaxis"):  # narrow cards: titles must not run into the tick labels
-        if isinstance(layout.get(name), dict):
-            layout[name] = {**layout[name], "automargin": True}
-    # one legend style in every card: a row above the plot, which keeps the plot wide
-    layout["legend"] = {
-        **layout.get("legend", {}),
-        "orientation": "h",
-        "x": 0,
-        "xanchor": "left",
-        "y": 1.02,
-        "yanchor": "bottom",
-        "font": {"size": 10},
-    }
-    # a legend of many rows gets room of its own instead of a scroll bar
-    rows = _legend_rows(
-        [t["name"] for t in figure["data"] if t.get("showlegend", True) and t.get("name")]
-    )
-    if rows > LEGEND_ROWS:
-        layout["height"] += (rows - LEGEND_ROWS) * LEGEND_ROW_HEIGHT
-        layout["legend"]["maxheight"] = 1.0
-    return figure
+
+
+def _at_the_end(figure: Figure, card: Card, controls: Any, result: Any) -> None:
+    """A matrix that the play bar animates is shown at the end of the run."""
+    if card.view.frames is None or not figure["data"]:
+        return
+    frames = card.view.frames(controls, result)
+    stack = frames.heatmaps.get(card.panel.graph)
+    if stack is None or figure["data"][0].get("type") != "heatmap":
+        return
+    figure["data"][0]["z"] = stack[-1]
+    layout = figure["layout"]
+    title = {"text": f"at t = {frames.t[-1]:g}", "x": 0, "xanchor": "left", "font": {"size": 12}}
+    layout["title"] = title
+    layout["margin"] = {**layout.get("margin", {}), "t": 28}
 
 
 def _legend_rows(names: Sequence[str]) -> int:
@@ -265,45 +152,59 @@ def _legend_rows(names: Sequence[str]) -> int:
     return rows
 
 
-def _failed(card: Card) -> dict:
-    note = {
-        "text": "could not be computed",
-        "showarrow": False,
-        "xref": "paper",
-        "yref": "paper",
-        "x": 0.5,
-        "y": 0.5,
+def _fit_to_card(figure: Figure, card: Card) -> None:
+    """The card's height and type size; one legend style in every card."""
+    layout = figure["layout"]
+    layout["height"] = card.height
+    layout["font"] = {**layout.get("font", {}), "size": 11}
+    if "scene" in layout:  # 3-D: the view's own legend, in smaller type
+        layout["legend"] = {**layout.get("legend", {}), "font": {"size": 10}}
+        return
+    if "margin" in layout:
+        layout["margin"] = {**layout["margin"], "r": 10}
+    for name in ("xaxis", "yaxis"):  # narrow cards: titles must not run into the tick labels
+        if isinstance(layout.get(name), dict):
+            layout[name] = {**layout[name], "automargin": True}
+    # a row above the plot, which keeps the plot wide
+    layout["legend"] = {
+        **layout.get("legend", {}),
+        "orientation": "h",
+        "x": 0,
+        "xanchor": "left",
+        "y": 1.02,
+        "yanchor": "bottom",
+        "font": {"size": 10},
     }
+    names = [t["name"] for t in figure["data"] if t.get("showlegend", True) and t.get("name")]
+    rows = _legend_rows(names)
+    if rows > LEGEND_ROWS:  # a legend of many rows gets room of its own, not a scroll bar
+        layout["height"] += (rows - LEGEND_ROWS) * LEGEND_ROW_HEIGHT
+        layout["legend"]["maxheight"] = 1.0
+
+
+def _failed(card: Card) -> Figure:
+    figure = components.failed_figure()
     hidden = {"visible": False}
-    return {
-        "data": [],
-        "layout": {
-            "height": card.height,
-            "annotations": [note],
-            "xaxis": hidden,
-            "yaxis": hidden,
-        },
-    }
+    figure["layout"] |= {"height": card.height, "xaxis": hidden, "yaxis": hidden}
+    return figure
 
 
-def card_figure(card: Card, cache: ResultCache) -> tuple[dict, dict, str | None]:
+def card_figure(card: Card, cache: ResultCache) -> tuple[Figure, dict, str | None]:
     """One card's figure (packed for the browser), the graph's style (its height) and a
     message if the figure could not be made."""
     try:
-        values = card.view.spec.with_overrides(card.preset.values)
-        rendered = card.view.render(values, card.view.results(cache, values))
-        figure = compact(_for_card(rendered.figures[card.graph], rendered.frames, card))
-        message = None
+        controls = card.view.spec.with_overrides(card.preset.values)
+        result = card.view.results(cache, controls).result
+        figure = card.panel.draw(controls, result)
+        _static(figure)
+        _at_the_end(figure, card, controls, result)
+        _fit_to_card(figure, card)
+        figure, message = compact(figure), None
     except Exception as error:  # one broken card must not take the page down
         log.exception("paper figure %s could not be computed", card.key)
         figure = _failed(card)
         message = f"This figure could not be computed: {str(error)[:200]}"
     return figure, {"height": f"{figure['layout']['height']}px"}, message
-
-
-def card_figures(cache: ResultCache) -> list[tuple[dict, dict, str | None]]:
-    """(figure, style, message) for every card, in the order of :data:`CARDS`."""
-    return [card_figure(card, cache) for card in CARDS]
 
 
 # -- layout ----------------------------------------------------------------------------------
@@ -339,14 +240,11 @@ def _card(card: Card, link: Callable[[str], str], embed: bool) -> html.Article:
 
 
 def _heading(paper: Paper, ident: str) -> html.H2:
-    if not paper.authors:
-        return html.H2(paper.title, id=ident)
     return html.H2([f"{paper.authors}, ", html.I(paper.title)], id=ident)
 
 
-def _view_links(paper: Paper, link: Callable[[str], str]) -> list:
-    views = [view for view in VIEWS if _belongs(view, paper)]
-    parts: list[Any] = [f"{paper.subject.capitalize()} — open " if paper.subject else "Open "]
+def _view_links(paper: Paper, views: Sequence[View], link: Callable[[str], str]) -> list:
+    parts: list[Any] = [f"{paper.subject.capitalize()} — open "]
     for index, view in enumerate(views):
         if index:
             parts.append(" or ")
@@ -356,13 +254,13 @@ def _view_links(paper: Paper, link: Callable[[str], str]) -> list:
 
 def layout(link: Callable[[str], str], search: str, embed: bool) -> html.Div:
     sections = []
-    for number, (paper, cards) in enumerate(GROUPS):
+    for number, (paper, views, cards) in enumerate(GROUPS):
         heading = f"{PREFIX}-paper-{number + 1}"
         sections.append(
             html.Section(
                 [
                     _heading(paper, heading),
-                    html.P(_view_links(paper, link), className="paper-group-subject"),
+                    html.P(_view_links(paper, views, link), className="paper-group-subject"),
                     html.Div([_card(card, link, embed) for card in cards], className="paper-cards"),
                 ],
                 className="paper-group",
@@ -375,7 +273,7 @@ def layout(link: Callable[[str], str], search: str, embed: bool) -> html.Div:
     )
 
 
-# -- callback --------------------------------------------------------------------------------
+# -- callbacks -------------------------------------------------------------------------------
 
 
 def register(app: Dash, cache: ResultCache) -> None:

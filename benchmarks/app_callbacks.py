@@ -31,23 +31,14 @@ sys.path.insert(0, str(ROOT))
 
 from app.views import VIEWS  # noqa: E402
 from tests import servers  # noqa: E402
-from tests.dash_client import payload  # noqa: E402
+from tests.dash_client import control_values, payload, view_request  # noqa: E402
 
 
-def control_values(view, values) -> dict:
-    return {
-        f"{view.key}-{name}.value": control
-        for name, control in zip(view.spec.names, view.spec.controls(values), strict=True)
-    }
-
-
-def random_move(view, rng: random.Random) -> dict:
-    """Default values with one numeric slider moved somewhere else in its range."""
-    values = view.spec.defaults()
+def random_move(view, rng: random.Random):
+    """Default controls with one numeric slider moved somewhere else in its range."""
     numeric = [f for f in view.spec.fields if f.kind in ("float", "int") and f.physics]
     spec = rng.choice(numeric)
-    values[spec.name] = random_value(spec, rng)
-    return view.spec.parse(values).values
+    return view.spec.with_overrides({spec.name: random_value(spec, rng)})
 
 
 def random_value(spec, rng: random.Random):
@@ -90,25 +81,21 @@ def main() -> None:
         )
         print(f"{'callback':44s} {'median':>8s} {'p95':>8s} {'size KB':>9s}   (ms)")
         for view in VIEWS:
-            main_callback = next(
-                d for d in dependencies if f"{view.key}-summary.children" in d["output"]
-            )
             preset_callback = next(
                 d for d in dependencies if d["inputs"][0]["id"] == f"{view.key}-preset"
             )
             download = next(d for d in dependencies if d["output"] == f"{view.key}-download.data")
-            extras = {f"{view.key}-extras.data": {}, f"{view.key}-initial-messages.data": []}
             moves, repeats, time_moves = [], [], []
             for _ in range(options.requests):
-                body = payload(main_callback, control_values(view, random_move(view, rng)) | extras)
+                body = view_request(dependencies, view, random_move(view, rng))
                 moves.append(timed(session, url, body))
                 repeats.append(timed(session, url, body))
                 if "t" in view.spec.by_name:  # a map's time slider, from its defaults
-                    moved = view.spec.defaults() | {"t": random_value(view.spec.by_name["t"], rng)}
-                    values = control_values(view, view.spec.parse(moved).values)
-                    time_moves.append(timed(session, url, payload(main_callback, values | extras)))
+                    moved = {"t": random_value(view.spec.by_name["t"], rng)}
+                    body = view_request(dependencies, view, view.spec.with_overrides(moved))
+                    time_moves.append(timed(session, url, body))
             presets = [
-                timed(session, url, payload(preset_callback, {f"{view.key}-preset.value": p.name}))
+                timed(session, url, payload(preset_callback, {f"{view.key}-preset.value": p.slug}))
                 for p in view.presets
                 for _ in range(3)
             ]

@@ -39,10 +39,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from anywher
 import numpy as np  # noqa: E402
 import scipy  # noqa: E402
 
+from app.memory import keep_freed_memory  # noqa: E402
 from app.views import lambda_balanced_map as lambda_map  # noqa: E402
 from solvers import lambda_balanced as lb  # noqa: E402
 from solvers._riccati import DecayingForm  # noqa: E402
-from solvers.performance import keep_freed_memory  # noqa: E402
 
 HORIZON = 1e4
 POINTS = 1000

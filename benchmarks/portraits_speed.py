@@ -31,11 +31,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from anywher
 import numpy as np  # noqa: E402
 import scipy  # noqa: E402
 
+from app.memory import keep_freed_memory  # noqa: E402
 from solvers import feature_evolution as fe  # noqa: E402
 from solvers import finite_width as fw  # noqa: E402
 from solvers import lambda_balanced as lb  # noqa: E402
 from solvers import single_neuron as sn  # noqa: E402
-from solvers.performance import keep_freed_memory  # noqa: E402
 
 
 def timed(function, repeats: int) -> tuple[float, float]:

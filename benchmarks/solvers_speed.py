@@ -8,7 +8,7 @@ shared and noisy, so medians are the figures to quote. "+ …" rows include the 
 quantities a dashboard plots (loss, kernel distance, …), not just the raw trajectory.
 
 Every case runs twice: first with glibc's default allocator, then after
-:func:`solvers.performance.keep_freed_memory` (which the dashboard enables at start-up), because
+:func:`app.memory.keep_freed_memory` (which the dashboard enables at start-up), because
 on a virtual machine fresh page faults for each 800 KB temporary can dominate the arithmetic.
 """
 
@@ -22,11 +22,11 @@ import numpy as np
 import scipy
 from scipy.integrate import solve_ivp
 
+from app.memory import keep_freed_memory
 from solvers import feature_evolution as fe
 from solvers import finite_width as fw
 from solvers import lambda_balanced as lb
 from solvers import single_neuron as sn
-from solvers.performance import keep_freed_memory
 
 TIMES = np.linspace(0.0, 20.0, 1000)
 

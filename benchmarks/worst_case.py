@@ -19,17 +19,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from app.figures import compact  # noqa: E402
+from app.core.view import Computed  # noqa: E402
+from app.memory import keep_freed_memory  # noqa: E402
 from app.views import VIEWS  # noqa: E402
-from solvers.performance import keep_freed_memory  # noqa: E402
 from tests.budgets import cost, demanding_states  # noqa: E402
 
 
-def seconds(view, values) -> float:
+def seconds(view, controls) -> float:
     start = time.perf_counter()
-    rendered = view.render(values, view.compute(values))
-    for figure in rendered.figures.values():
-        compact(figure)
+    view.draw(controls, Computed(view.compute(controls), 0.0))
     return time.perf_counter() - start
 
 
@@ -45,7 +43,7 @@ def main() -> None:
         times = [min(seconds(view, values) for _ in range(2)) for values in states]
         peaks = [cost(view, values)[1] for values in states]
         slowest = states[max(range(len(states)), key=times.__getitem__)]
-        physics = {f.name: slowest[f.name] for f in view.spec.fields if f.physics}
+        physics = dict(view.spec.physics_key(slowest))
         print(
             f"{view.key:22s} {1e3 * statistics.median(times):8.1f} {1e3 * max(times):8.1f} "
             f"{max(peaks) / 2**20:8.1f}   {physics}"

@@ -749,3 +749,122 @@ def portrait(
         a0=a0,
         saddle_margin=margin,
     )
+
+
+# -- the dashboard's set-up: angles, a learning-rate ratio, scale τ and δ ----------------------
+
+__all__ += ["Setup", "Sheet", "level_set", "regime", "setup", "unit_vector"]
+
+
+def unit_vector(degrees: float) -> np.ndarray:
+    """The unit vector of the plane at ``degrees`` from the first axis."""
+    radians = np.radians(as_finite_scalar("degrees", degrees))
+    return np.array([np.cos(radians), np.sin(radians)])
+
+
+@dataclass(frozen=True)
+class Setup:
+    """A two-dimensional task and learning rates, as the single-neuron views and maps pose it:
+    the target ``β*``, the direction of the initial function ``β₀`` and ``η_aη_w = 1``."""
+
+    beta_star: np.ndarray  #: (2,) target
+    direction: np.ndarray  #: (2,) unit direction of β₀
+    eta_a: float
+    eta_w: float
+
+    def start(self, tau: float, delta: float, sign: int = 1) -> tuple[float, np.ndarray]:
+        """``(a₀, w₀)`` with ``‖β₀‖ = τ²`` along :attr:`direction` and conserved δ (Kunin et al.
+        eq. 37, :func:`init_from_norm_delta`); ``sign`` is the sign of a₀."""
+        tau = as_finite_scalar("tau", tau)
+        return init_from_norm_delta(
+            tau**2, delta, self.direction, eta_a=self.eta_a, eta_w=self.eta_w, sign=sign
+        )
+
+    def exact(self, tau: float, delta: float, t: np.ndarray, sign: int = 1):
+        """The exact trajectory from :meth:`start` (see :func:`exact`)."""
+        a0, w0 = self.start(tau, delta, sign)
+        return exact(a0, w0, self.beta_star, t, eta_a=self.eta_a, eta_w=self.eta_w)
+
+
+def setup(
+    *,
+    target_norm: float,
+    target_angle: float,
+    init_angle: float,
+    eta_ratio: float = 1.0,
+) -> Setup:
+    """The set-up of a target ``β* = ‖β*‖·(cos θ*, sin θ*)``, a start along ``init_angle`` and
+    learning rates with ratio ``η_a/η_w`` and product 1 (the ratio shifts the balance as δ does:
+    ``δ = η_w a² − η_a‖w‖²``)."""
+    ratio = as_positive("eta_ratio", eta_ratio)
+    norm = as_finite_scalar("target_norm", target_norm)
+    eta_a = float(np.sqrt(ratio))
+    return Setup(norm * unit_vector(target_angle), unit_vector(init_angle), eta_a, 1.0 / eta_a)
+
+
+#: the regimes of Kunin et al. §3 by δ relative to the target's size (Fig. 3): far upstream
+#: the kernel hardly moves, balanced it moves with the function, downstream it moves late
+REGIMES = ("upstream", "mildly upstream", "balanced", "mildly downstream", "downstream")
+
+
+def regime(delta: float, target_norm: float) -> str:
+    """Which of :data:`REGIMES` a conserved δ puts the neuron in, for a target of size ‖β*‖:
+    |δ| beyond 2‖β*‖ dominates the balance of the layers (docs/theory.md §1)."""
+    delta = as_finite_scalar("delta", delta)
+    scale = 2.0 * as_positive("target_norm", target_norm)
+    if delta > scale:
+        return "upstream"
+    if delta > 0:
+        return "mildly upstream"
+    if delta == 0:
+        return "balanced"
+    if delta > -scale:
+        return "mildly downstream"
+    return "downstream"
+
+
+@dataclass(frozen=True)
+class Sheet:
+    """One sheet of the level set ``η_w a² − η_a‖w‖² = δ`` over a grid in the (w₁, w₂, a)
+    box; points outside the box are NaN."""
+
+    w1: np.ndarray  #: (rows, angles)
+    w2: np.ndarray
+    a: np.ndarray
+    loss: np.ndarray  #: ``½‖a w − β*‖²`` at each point
+
+
+def level_set(
+    delta: float,
+    beta_star: np.ndarray,
+    extent_w: float,
+    extent_a: float,
+    *,
+    eta_a: float = 1.0,
+    eta_w: float = 1.0,
+    angles: int = 48,
+    rows: int = 41,
+) -> tuple[Sheet, ...]:
+    """The surface the conserved δ confines a two-dimensional neuron to (Kunin et al. Fig. 2):
+    two sheets ``a = ±√((δ + η_a r²)/η_w)`` over the radius r = ‖w‖ for δ > 0, else one sheet
+    (a cone for δ = 0) ``r = √((η_w a² − δ)/η_a)`` over a — inside ``‖w‖ ≤ extent_w``,
+    ``|a| ≤ extent_a``."""
+    delta = as_finite_scalar("delta", delta)
+    eta_a, eta_w = as_positive("eta_a", eta_a), as_positive("eta_w", eta_w)
+    beta_star = as_array("beta_star", beta_star, ndim=1, shape=(2,))
+    angle = np.linspace(0.0, 2.0 * np.pi, angles)
+    if delta > 0:  # two sheets, parametrised by the radius of w
+        radius = np.linspace(0.0, extent_w, rows)
+        height = np.sqrt((delta + eta_a * radius**2) / eta_w)
+        profiles = [(radius, height), (radius, -height)]
+    else:  # one sheet or the cone, parametrised by a
+        height = np.linspace(-extent_a, extent_a, rows)
+        profiles = [(np.sqrt(np.maximum((eta_w * height**2 - delta) / eta_a, 0.0)), height)]
+    sheets = []
+    for radius, height in profiles:
+        r, a = radius[:, None] * np.ones_like(angle), height[:, None] * np.ones_like(angle)
+        w1, w2 = r * np.cos(angle), r * np.sin(angle)
+        loss = 0.5 * ((a * w1 - beta_star[0]) ** 2 + (a * w2 - beta_star[1]) ** 2)
+        inside = (r <= extent_w * 1.0001) & (np.abs(a) <= extent_a * 1.0001)
+        sheets.append(Sheet(*(np.where(inside, v, np.nan) for v in (w1, w2, a)), loss=loss))
+    return tuple(sheets)

@@ -17,7 +17,7 @@ from typing import Any
 MEMORY_BUDGET_BYTES = 100 * 2**20
 
 
-def demanding_states(view, count: int, seed: int = 0) -> list[dict[str, Any]]:
+def demanding_states(view, count: int, seed: int = 0) -> list[Any]:
     """``count`` valid corner states of ``view`` (the first has every number at its high end)."""
     rng = random.Random(seed)
     states = []
@@ -32,20 +32,18 @@ def demanding_states(view, count: int, seed: int = 0) -> list[dict[str, Any]]:
                 raw[spec.name] = True if index == 0 else rng.random() < 0.5
             else:
                 raw[spec.name] = spec.choices[-1] if index == 0 else rng.choice(spec.choices)
-        states.append(view.spec.parse(raw).values)
+        states.append(view.spec.parse(raw)[0])
     return states
 
 
-def cost(view, values: dict[str, Any]) -> tuple[float, int]:
+def cost(view, controls: Any) -> tuple[float, int]:
     """(seconds, peak bytes traced) of computing and drawing one state, as a callback does."""
-    from app.figures import compact
+    from app.core.view import Computed
 
     tracemalloc.start()
     try:
         start = time.perf_counter()
-        rendered = view.render(values, view.compute(values))
-        for figure in rendered.figures.values():
-            compact(figure)
+        view.draw(controls, Computed(view.compute(controls), 0.0))
         elapsed = time.perf_counter() - start
         _, peak = tracemalloc.get_traced_memory()
     finally:

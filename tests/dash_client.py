@@ -42,3 +42,25 @@ def payload(dependency: dict, values: dict[str, Any] | None = None, fill: Any = 
 def server_callbacks(dependencies: list[dict]) -> list[dict]:
     """The callbacks that run on the server (clientside ones never reach it)."""
     return [d for d in dependencies if not d.get("clientside_function")]
+
+
+def main_callback(dependencies: list[dict], view) -> dict:
+    """The dependency of a view's main callback (controls → figures, summary, …)."""
+    return next(d for d in dependencies if f"{view.key}-summary.children" in d["output"])
+
+
+def control_values(view, controls) -> dict[str, Any]:
+    """ "id.value" → what the page's controls hold for a controls object."""
+    raw = view.spec.to_controls(controls)
+    return {
+        f"{view.key}-{name}.value": value for name, value in zip(view.spec.names, raw, strict=True)
+    }
+
+
+def view_request(dependencies: list[dict], view, controls=None, page: Any = None) -> dict:
+    """A request body for a view's main callback, as the page sends it for ``controls``
+    (the defaults if None) on a page opened without embed."""
+    controls = view.spec.defaults() if controls is None else controls
+    page = {"embed": False, "messages": []} if page is None else page
+    values = control_values(view, controls) | {f"{view.key}-page.data": page}
+    return payload(main_callback(dependencies, view), values)

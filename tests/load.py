@@ -16,6 +16,7 @@ request's outcome records whether it needed that retry.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import math
 import random
 import threading
@@ -26,7 +27,7 @@ from dataclasses import dataclass, field
 import requests
 
 from app.views import VIEWS
-from tests.dash_client import payload
+from tests.dash_client import payload, view_request
 
 TIMEOUT_SECONDS = 30
 
@@ -91,9 +92,6 @@ class Student:
     def open_view(self, view) -> None:
         self.view = view
         self.values = view.spec.defaults()
-        self.main = next(
-            d for d in self.dependencies if f"{view.key}-summary.children" in d["output"]
-        )
         self.preset_callback = next(
             d for d in self.dependencies if d["inputs"][0]["id"] == f"{view.key}-preset"
         )
@@ -127,29 +125,19 @@ class Student:
             value = 10 ** (low + position * (high - low))
         else:
             value = spec.low + position * (spec.high - spec.low)
-        self.values[spec.name] = round(value) if spec.kind == "int" else value
-        self.values = self.view.spec.parse(self.values).values
+        value = round(value) if spec.kind == "int" else value
+        self.values = dataclasses.replace(self.values, **{spec.name: value})
 
     def drag(self, tally: Tally, stop: threading.Event) -> None:
         spec = self.rng.choice(self.sliders)
         position = self.rng.random()
         step = self.rng.choice((-1, 1)) * self.rng.uniform(0.005, 0.03)
-        extras = {
-            f"{self.view.key}-extras.data": {},
-            f"{self.view.key}-initial-messages.data": [],
-        }
         for _ in range(self.rng.randint(5, 15)):
             if stop.is_set():
                 return
             position = min(1.0, max(0.0, position + step))
             self.nudge(spec, position)
-            controls = {
-                f"{self.view.key}-{name}.value": control
-                for name, control in zip(
-                    self.view.spec.names, self.view.spec.controls(self.values), strict=True
-                )
-            }
-            self.post(payload(self.main, controls | extras), tally)
+            self.post(view_request(self.dependencies, self.view, self.values), tally)
 
     def run(self, tally: Tally, stop: threading.Event) -> None:
         while not stop.is_set():
@@ -159,7 +147,7 @@ class Student:
             elif choice < 0.10:
                 preset = self.rng.choice(self.view.presets)
                 key = f"{self.view.key}-preset.value"
-                self.post(payload(self.preset_callback, {key: preset.name}), tally)
+                self.post(payload(self.preset_callback, {key: preset.slug}), tally)
             self.drag(tally, stop)
             stop.wait(self.rng.uniform(0.5, 3.0))
 

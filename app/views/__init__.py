@@ -1,24 +1,32 @@
-"""One module per view; :data:`VIEWS` lists them in navigation order (the model views, then
-the maps, which the navigation bar reaches through one "Maps" entry)."""
+"""Every model's views: one package per model (``app/views/<model>/``), each exporting
+``VIEWS`` (its trajectory view first, then its map) and ``ORDER`` (its place in navigation).
 
-from .finite_width import VIEW as FINITE_WIDTH
-from .finite_width_map import VIEW as FINITE_WIDTH_MAP
-from .kernel_alignment import VIEW as KERNEL_ALIGNMENT
-from .kernel_alignment_map import VIEW as KERNEL_ALIGNMENT_MAP
-from .lambda_balanced import VIEW as LAMBDA_BALANCED
-from .lambda_balanced_map import VIEW as LAMBDA_BALANCED_MAP
-from .single_neuron import VIEW as SINGLE_NEURON
-from .single_neuron_map import VIEW as SINGLE_NEURON_MAP
+Packages are found by walking this folder, so adding a model touches nothing here.
+"""
 
-VIEWS = (
-    SINGLE_NEURON,
-    FINITE_WIDTH,
-    LAMBDA_BALANCED,
-    KERNEL_ALIGNMENT,
-    SINGLE_NEURON_MAP,
-    LAMBDA_BALANCED_MAP,
-    KERNEL_ALIGNMENT_MAP,
-    FINITE_WIDTH_MAP,
+from __future__ import annotations
+
+import importlib
+import pkgutil
+
+from ..core.view import View
+
+__all__ = ["BY_KEY", "MAPS", "MODELS", "VIEWS"]
+
+
+def _models() -> list:
+    found = []
+    for info in pkgutil.iter_modules(__path__):
+        if info.ispkg and not info.name.startswith("_"):
+            module = importlib.import_module(f"{__name__}.{info.name}")
+            found.append(module)
+    return sorted(found, key=lambda module: (module.ORDER, module.__name__))
+
+
+MODELS = tuple(_models())
+#: every view: the models' trajectory views in navigation order, then their maps
+VIEWS: tuple[View, ...] = tuple(
+    sorted((v for m in MODELS for v in m.VIEWS), key=lambda v: v.is_map)
 )
-
-__all__ = ["VIEWS"]
+MAPS: tuple[View, ...] = tuple(view for view in VIEWS if view.is_map)
+BY_KEY = {view.key: view for view in VIEWS}

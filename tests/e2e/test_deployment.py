@@ -16,7 +16,7 @@ import pytest
 
 from app.views import VIEWS
 from tests import servers
-from tests.dash_client import payload, server_callbacks
+from tests.dash_client import payload, server_callbacks, view_request
 from tests.e2e.test_browser import TIMEOUT, wait_for_graphs
 from tests.hostile import NASTIES
 
@@ -32,18 +32,6 @@ def _request(url: str, body: bytes | None = None, timeout: float = 30) -> tuple[
             return response.status, dict(response.headers), response.read()
     except urllib.error.HTTPError as error:
         return error.code, dict(error.headers), error.read()
-
-
-def _main_callback(dependencies, view) -> dict:
-    return next(d for d in dependencies if f"{view.key}-summary.children" in d["output"])
-
-
-def _controls(view, **changes) -> dict:
-    values = view.spec.with_overrides(changes)
-    return {
-        f"{view.key}-{name}.value": value
-        for name, value in zip(view.spec.names, view.spec.controls(values), strict=True)
-    } | {f"{view.key}-extras.data": {}, f"{view.key}-initial-messages.data": []}
 
 
 def test_production_server_settings(tmp_path):
@@ -93,9 +81,8 @@ def test_thousands_of_hostile_requests_leave_the_server_serving(tmp_path):
         # still serving, correctly, with the same workers (none hung, none killed)
         assert _request(url + "/healthz")[0] == 200
         view = VIEWS[0]
-        body = json.dumps(
-            payload(_main_callback(dependencies, view), _controls(view, delta=1.0))
-        ).encode()
+        controls = view.spec.with_overrides({"delta": 1.0})
+        body = json.dumps(view_request(dependencies, view, controls)).encode()
         status, _, answer = _request(url + "/_dash-update-component", body)
         assert status == 200 and json.loads(answer)["response"][f"{view.key}-url"]["search"]
         assert servers.worker_pids(process.pid) == workers_before
@@ -111,14 +98,17 @@ def test_workers_share_results_through_redis(redis_url, tmp_path):
         health = json.loads(_request(url + "/healthz")[2])
         assert health["cache"] == "RedisCache" and health["cache_available"]
         dependencies = json.loads(_request(url + "/_dash-dependencies")[2])
-        answers = set()
+        answers, timings = set(), []
         for view in VIEWS:
-            body = json.dumps(payload(_main_callback(dependencies, view), _controls(view)))
+            body = json.dumps(view_request(dependencies, view))
             for _ in range(6):  # spread over both workers; all after the first are hits
-                status, _, answer = _request(url + "/_dash-update-component", body.encode())
+                status, _, raw = _request(url + "/_dash-update-component", body.encode())
                 assert status == 200
-                answers.add((view.key, answer))
+                answer = json.loads(raw)["response"]
+                timings.append(answer.pop(f"{view.key}-timing")["children"])
+                answers.add((view.key, json.dumps(answer, sort_keys=True)))
         assert len(answers) == len(VIEWS)  # every worker answered each view identically
+        assert sum("cache" in text for text in timings) == 5 * len(VIEWS)
         keys = redis.Redis.from_url(redis_url).keys("e2e-shared:*")
         assert len(keys) == len(VIEWS)
 

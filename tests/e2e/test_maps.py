@@ -11,7 +11,7 @@ from tests.e2e.conftest import screenshot
 from tests.e2e.test_browser import TIMEOUT, open_view, query, wait_for_graphs
 
 pytestmark = pytest.mark.e2e
-MAPS = [view for view in VIEWS if view.click_targets]
+MAPS = [view for view in VIEWS if view.clicks]
 BY_PATH = {view.path: view for view in VIEWS}
 
 #: pixel position (relative to the graph) and clickData-like point of a trace's k-th cell
@@ -39,7 +39,7 @@ def test_a_click_on_a_cell_opens_its_trajectory(page, live_server, view):
     open_view(page, live_server, view, "?embed=1")
     # a heatmap if the map has a clickable one: a cell is one target, while curves may overlap
     has_heatmap = """s => document.querySelector(s)._fullData.some(t => t.type === 'heatmap')"""
-    clickable = list(view.click_targets)
+    clickable = list(view.clicks)
     graph = next(
         (
             g
@@ -51,8 +51,8 @@ def test_a_click_on_a_cell_opens_its_trajectory(page, live_server, view):
     selector = f"#{view.key}-graph-{graph} .js-plotly-plot"
     located = page.evaluate(_LOCATE, [selector, 3, 5])
     box = page.locator(selector).bounding_box()
-    controls = view.spec.controls(view.spec.defaults())
-    expected = view.open_target(graph, located["point"], controls, {"embed": "1"}, "/")
+    controls = view.spec.to_controls(view.spec.defaults())
+    expected = view.open_target(graph, located["point"], controls, {"embed": True}, "/")
     assert expected is not None
     screenshot(page, f"{view.key}-before-click")
     page.mouse.click(box["x"] + located["px"], box["y"] + located["py"])

@@ -7,7 +7,7 @@ import pytest
 
 from app import create_app
 from app.config import Settings
-from app.pages import PAGES
+from app.factory import PAGES
 from app.views import VIEWS
 from tests.dash_client import payload
 

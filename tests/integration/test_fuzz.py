@@ -70,7 +70,7 @@ def test_random_values_near_the_valid_ones(client, dependencies, data):
     path through the solvers, not only the refusal at the door."""
     view = data.draw(st.sampled_from(VIEWS), label="view")
     dependency = next(d for d in dependencies if f"{view.key}-summary.children" in d["output"])
-    values = view.spec.defaults()
+    values = dict(zip(view.spec.names, view.spec.to_controls(view.spec.defaults()), strict=True))
     for spec in view.spec.fields:
         if not data.draw(st.booleans()):
             continue
@@ -84,8 +84,9 @@ def test_random_values_near_the_valid_ones(client, dependencies, data):
         else:
             values[spec.name] = data.draw(SCALARS)
     controls = {f"{view.key}-{name}.value": values[name] for name in view.spec.names}
-    controls[f"{view.key}-extras.data"] = data.draw(JSON_VALUES)
-    controls[f"{view.key}-initial-messages.data"] = data.draw(JSON_VALUES)
+    controls[f"{view.key}-page.data"] = data.draw(
+        JSON_VALUES | st.fixed_dictionaries({"embed": JSON_VALUES, "messages": JSON_VALUES})
+    )
     _check(_post(client, payload(dependency, controls)), view.key)
 
 
@@ -95,7 +96,10 @@ def test_random_values_near_the_valid_ones(client, dependencies, data):
     query=st.lists(
         st.tuples(
             st.sampled_from(
-                sorted({name for view in VIEWS for name in view.spec.names} | {"embed", "frame"})
+                sorted(
+                    {name for view in VIEWS for name in view.spec.names}
+                    | {"embed", "frame", "preset"}
+                )
             )
             | st.text(max_size=10),
             st.text(max_size=30) | st.floats().map(repr),

@@ -109,13 +109,13 @@ def _card(view_key: str, name_start: str) -> pf.Card:
 
 
 def test_one_card_per_paper_figure_with_a_panel_of_its_view():
-    expected = {(view.key, p.name) for view in VIEWS for p in view.presets if p.name[:4] == "Fig."}
-    assert {(c.view.key, c.preset.name) for c in pf.CARDS} == expected
+    expected = {(view.key, p.slug) for view in VIEWS for p in view.presets if p.figure}
+    assert {(c.view.key, c.preset.slug) for c in pf.CARDS} == expected
     assert len({c.key for c in pf.CARDS}) == len(pf.CARDS)
     for card in pf.CARDS:
-        assert card.graph in {p.graph for p in card.view.panels}, card.key
-        assert card.preset.caption
-    papers = [paper for paper, cards in pf.GROUPS if cards]
+        assert card.panel.graph == (card.preset.panel or card.view.panels[0].graph), card.key
+        assert card.preset.caption and card.preset.name.startswith(card.preset.figure[:4])
+    papers = [paper for paper, _, cards in pf.GROUPS if cards]
     assert [p.authors for p in papers[:4]] == [
         "Kunin et al.",
         "Xu & Ziyin",
@@ -147,10 +147,10 @@ def test_every_card_links_to_its_preset_in_its_view(client, dependencies):
     for card in pf.CARDS:
         href = urlparse(links[f"{pf.PREFIX}-{card.key}"])
         view = by_path[href.path]
-        preset, messages = view.preset_from_query("?" + href.query)
-        assert view is card.view and preset == card.preset and not messages, card.key
-        shown = _by_id(view.layout("?" + href.query, embed=False))
-        assert shown[f"{view.key}-preset"].value == card.preset.name
+        state = view.parse_link("?" + href.query)
+        assert view is card.view and state.preset == card.preset and not state.messages
+        shown = _by_id(view.layout("?" + href.query))
+        assert shown[f"{view.key}-preset"].value == card.preset.slug
         assert shown[f"{view.key}-preset-caption"].children == card.preset.caption
 
 
@@ -202,7 +202,7 @@ def test_one_callback_per_card_fills_it_within_budget(client, dependencies):
 
 def test_single_neuron_fig_3_is_the_exact_solution(client, dependencies):
     card = _card("single-neuron", "Fig. 3")
-    assert card.graph == "kernel"
+    assert card.panel.graph == "kernel"
     figure = _fill(client, dependencies)[0][card.graph_id]["figure"]
     # Kunin et al. Fig. 3: β* = (0, 1), β₀ = (−1, 0) (τ = 1), η_a = η_w = 1, δ ∈ ±{10, 1}, 0
     beta_star = np.array([math.cos(math.pi / 2), 1.0])
@@ -221,18 +221,18 @@ def test_single_neuron_fig_3_is_the_exact_solution(client, dependencies):
 
 def test_lambda_balanced_fig_4_shows_the_final_representation(client, dependencies):
     card = _card("lambda-balanced", "Fig. 4 — semantic hierarchy, λ = +10")
-    assert card.graph == "rsm_in"
+    assert card.panel.graph == "rsm_in"
     figure = _fill(client, dependencies)[0][card.graph_id]["figure"]
     (heatmap,) = figure["data"]
     values = card.view.spec.with_overrides(card.preset.values)
     sigma_yx = lb.hierarchical_task()
     W1, W2 = lb.balanced_init(
-        8, 8, 8, values["lam"], values["scale"], np.random.default_rng([values["seed"], 1])
+        8, 8, 8, values.lam, values.scale, np.random.default_rng([values.seed, 1])
     )
-    t = np.linspace(0.0, values["horizon"], 400)
+    t = np.linspace(0.0, values.horizon, 400)
     expected = lb.exact(W1, W2, sigma_yx, t).rsm_in[-1]
     np.testing.assert_allclose(_array(heatmap["z"]), expected, rtol=1e-5, atol=1e-6)
-    assert f"t = {values['horizon']:g}" in figure["layout"]["title"]["text"]
+    assert f"t = {values.horizon:g}" in figure["layout"]["title"]["text"]
 
 
 def test_a_failing_card_leaves_the_others(monkeypatch):
@@ -244,7 +244,7 @@ def test_a_failing_card_leaves_the_others(monkeypatch):
     def fail(values):
         raise RuntimeError("the solver is down")
 
-    monkeypatch.setattr(broken, "compute", fail)
+    monkeypatch.setitem(broken.__dict__, "compute", fail)  # the view is a frozen dataclass
     answer, _ = _fill(client, dependencies)
     failed = [card for card in pf.CARDS if card.view is broken]
     assert failed

@@ -7,9 +7,9 @@ import math
 
 import numpy as np
 import pytest
+from app.views.finite_width import MAX_DESCENT_STEPS, SHOWN_NEURONS, VIEW, descent_cap
 from dash._utils import to_json
 
-from app.views.finite_width import MAX_DESCENT_STEPS, SHOWN_NEURONS, VIEW, descent_cap
 from solvers import finite_width as fw
 from tests.integration.figures import trace
 

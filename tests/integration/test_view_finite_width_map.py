@@ -8,10 +8,10 @@ from urllib.parse import parse_qs, urlsplit
 
 import numpy as np
 import pytest
-
 from app.figures import compact
 from app.views.finite_width import VIEW as TRAJECTORY
 from app.views.finite_width_map import VIEW, boundary, grid
+
 from solvers import finite_width as fw
 from tests.dash_client import payload
 from tests.integration.figures import trace

@@ -7,9 +7,9 @@ import math
 import numpy as np
 import pytest
 import scipy.linalg
+from app.views.kernel_alignment import MAX_SAMPLES, VIEW, descent_cap
 from plotly.utils import PlotlyJSONEncoder
 
-from app.views.kernel_alignment import MAX_SAMPLES, VIEW, descent_cap
 from solvers import feature_evolution as fe
 from tests.integration.figures import trace
 

@@ -7,9 +7,9 @@ import math
 
 import numpy as np
 import pytest
+from app.views.lambda_balanced import MAX_DESCENT_STEPS, VIEW
 from plotly.utils import PlotlyJSONEncoder
 
-from app.views.lambda_balanced import MAX_DESCENT_STEPS, VIEW
 from solvers import lambda_balanced as lb
 
 

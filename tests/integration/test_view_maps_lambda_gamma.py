@@ -9,13 +9,13 @@ from urllib.parse import parse_qs, urlsplit
 
 import numpy as np
 import pytest
-from plotly.utils import PlotlyJSONEncoder
-
 from app.figures import compact
-from app.views import kernel_alignment_map as gamma_map
-from app.views import lambda_balanced_map as lambda_map
 from app.views.kernel_alignment import VIEW as ALIGNMENT
 from app.views.lambda_balanced import VIEW as BALANCED
+from plotly.utils import PlotlyJSONEncoder
+
+from app.views import kernel_alignment_map as gamma_map
+from app.views import lambda_balanced_map as lambda_map
 from solvers import feature_evolution as fe
 from solvers import lambda_balanced as lb
 from tests.dash_client import payload

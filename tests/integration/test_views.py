@@ -1,99 +1,130 @@
-"""Every view, through its callbacks: defaults, presets, URL round trip, hostile values."""
+"""Every view, through the harness: defaults, presets, link round trips, hostile values,
+downloads, the router, preset links and the figures' text alternatives."""
 
+import dataclasses
 import json
 import math
-import re
+from pathlib import Path
 
 import pytest
 
-from app.view import to_csv, to_json
-from app.views import VIEWS
+from app.core.downloads import to_csv, to_json
+from app.core.layout import view_page
+from app.views import BY_KEY, MAPS, VIEWS
 from tests.dash_client import payload, server_callbacks
 from tests.hostile import NASTIES
 
 VIEW_IDS = [view.key for view in VIEWS]
+#: every preset slug a link could carry: the README's, and every one an earlier release had
+PUBLISHED_SLUGS = Path(__file__).with_name("published_slugs.txt")
+PAGE = {"embed": False, "messages": []}
 
 
 def _non_empty(figure):
     return bool(figure.get("data")) and all("type" in trace for trace in figure["data"])
 
 
+def _update(view, cache, controls, page=PAGE):
+    """(figures, summary, messages, search, frames, last frame) of the main callback."""
+    answer = view.update(cache, view.spec.to_controls(controls), page)
+    summary, _timing, *rest = answer[len(view.panels) :]
+    return answer[: len(view.panels)], summary, *rest
+
+
 @pytest.mark.parametrize("view", VIEWS, ids=VIEW_IDS)
 def test_defaults_render_every_panel(view, cache):
-    controls = view.spec.controls(view.spec.defaults())
-    figures, _summary, messages, search, frames, last = view.update(cache, controls, {}, [])
+    figures, _summary, messages, search, frames, last = _update(view, cache, view.spec.defaults())
     assert len(figures) == len(view.panels)
     assert all(_non_empty(f) for f in figures), [
-        p.graph for p, f in zip(view.panels, figures, strict=False) if not _non_empty(f)
+        p.graph for p, f in zip(view.panels, figures, strict=True) if not _non_empty(f)
     ]
     assert messages == []  # the defaults need no correction
     if view.animated:
-        assert (
-            frames
-            and len(frames["t"]) == last + 1
-            and frames["order"] == [p.graph for p in view.panels]
+        assert frames and len(frames["t"]) == last + 1
+        assert frames["order"] == [p.graph for p in view.panels]
+        assert set(frames["cursor"]) | set(frames["lines"]) | set(frames["heatmaps"]) <= set(
+            frames["order"]
         )
         json.dumps(frames, allow_nan=False)
     else:  # a map has no time to animate: no frames travel to the browser
         assert frames is None
-    parsed, _extras = view.spec.parse_query(search)
-    assert parsed.values == view.spec.defaults() and not parsed.messages
+    state = view.parse_link(search)
+    assert state.controls == view.spec.defaults() and not state.messages
 
 
 @pytest.mark.parametrize("view", VIEWS, ids=VIEW_IDS)
-def test_every_preset_renders(view, cache):
+def test_every_preset_renders_without_corrections(view, cache):
     assert len(view.presets) >= 2
+    assert len({p.slug for p in view.presets}) == len(view.presets)
     for preset in view.presets:
-        assert preset.caption and set(preset.values) <= set(view.spec.names), preset.name
-        values = view.spec.with_overrides(preset.values)
-        assert view.spec.parse(preset.values | {}).messages == (), preset.name
-        figures, _, messages, _, _frames, _ = view.update(cache, view.spec.controls(values), {}, [])
-        assert all(_non_empty(f) for f in figures), preset.name
-        assert not any("could not be computed" in str(m) for m in messages), (preset.name, messages)
+        assert preset.caption and set(preset.values) <= set(view.spec.names), preset.slug
+        assert view.spec.parse(preset.values)[1] == (), preset.slug
+        if preset.panel is not None:
+            assert preset.panel in {p.graph for p in view.panels}, preset.slug
+        controls = view.spec.with_overrides(preset.values)
+        figures, _, messages, *_ = _update(view, cache, controls)
+        assert all(_non_empty(f) for f in figures), preset.slug
+        assert not any("could not be computed" in str(m) for m in messages), (preset.slug, messages)
 
 
 @pytest.mark.parametrize("view", VIEWS, ids=VIEW_IDS)
-def test_url_round_trip_keeps_every_value_and_embed(view):
-    values = view.spec.with_overrides(view.presets[-1].values)
-    search = view.spec.encode(values, {"embed": "1"})
-    parsed, extras = view.spec.parse_query(search)
-    assert parsed.values == values and extras == {"embed": "1"}
+def test_the_link_round_trip_keeps_every_value_and_embed(view):
+    controls = view.spec.with_overrides(view.presets[-1].values)
+    state = view.parse_link(view.spec.encode(controls, embed=True))
+    assert state.controls == controls and state.embed and state.messages == ()
 
 
 @pytest.mark.parametrize("view", VIEWS, ids=VIEW_IDS)
 @pytest.mark.parametrize("bad", NASTIES, ids=[repr(b)[:20] for b in NASTIES])
 def test_hostile_control_values_give_messages_not_errors(view, bad, cache):
     for index, name in enumerate(view.spec.names):
-        controls = view.spec.controls(view.spec.defaults())
-        controls[index] = bad
-        figures, _, _messages, search, _, _ = view.update(cache, controls, {"embed": bad}, bad)
+        raw = view.spec.to_controls(view.spec.defaults())
+        raw[index] = bad
+        answer = view.update(cache, raw, {"embed": bad, "messages": bad})
+        figures, search = answer[: len(view.panels)], answer[len(view.panels) + 3]
         assert all(_non_empty(f) for f in figures), name
-        parsed, _ = view.spec.parse_query(search)  # whatever came in, the link is valid
-        assert not parsed.messages
+        assert not view.parse_link(search).messages  # whatever came in, the link is valid
 
 
 @pytest.mark.parametrize("view", VIEWS, ids=VIEW_IDS)
-def test_exports_are_finite_and_parse(view, cache):
-    values = view.spec.defaults()
-    parsed = view.spec.parse(values)
-    tables = view.export(values, view.results(cache, values))
+def test_downloads_are_finite_and_parse(view, cache):
+    controls = view.spec.defaults()
+    tables = view.tables(controls, view.results(cache, controls).result)
     assert tables
-    document = json.loads(to_json(parsed, tables))
+    document = json.loads(to_json(controls, tables))
+    assert document["parameters"] == dataclasses.asdict(controls)
     for table in document["trajectories"].values():
-        lengths = {len(column) for column in table.values()}
-        assert len(lengths) == 1
-    lines = to_csv(parsed, tables).splitlines()
+        assert len({len(column) for column in table.values()}) == 1
+    lines = to_csv(controls, tables).splitlines()
     assert lines[0].startswith("# ") and lines[1].startswith("method,")
     assert all(math.isfinite(float(x)) for x in lines[2].split(",")[1:])
+
+
+@pytest.mark.parametrize("view", VIEWS, ids=VIEW_IDS)
+def test_results_are_cached_and_timed_by_the_harness(view, cache):
+    controls = view.spec.with_overrides(view.presets[0].values)
+    first = view.results(cache, dataclasses.replace(controls))
+    again = view.results(cache, controls)
+    assert first.milliseconds is None or first.milliseconds > 0
+    assert again.milliseconds is None  # from the cache
+    assert (
+        "cache" in again.describe()
+        and " ms " in dataclasses.replace(first, milliseconds=1.5).describe()
+    )
+    display = [f for f in view.spec.fields if not f.physics]
+    if display:  # a display-only change reads the same entry
+        field = display[0]
+        other = field.choices[-1] if field.kind == "choice" else not field.default
+        changed = dataclasses.replace(controls, **{field.name: other})
+        assert view.results(cache, changed).milliseconds is None
 
 
 def test_pages_and_unknown_paths(client):
     for view in VIEWS:
         assert client.get(view.path).status_code == 200
     assert client.get("/").status_code == 200
-    assert (
-        client.get("/no/such/page?x=<b>").status_code == 200
-    )  # Dash serves the shell; the router says so
+    # Dash serves the shell for any path; the router says "not found"
+    assert client.get("/no/such/page?x=<b>").status_code == 200
 
 
 def test_every_server_callback_answers_defaults_over_http(client, dependencies):
@@ -102,13 +133,30 @@ def test_every_server_callback_answers_defaults_over_http(client, dependencies):
         assert response.status_code in (200, 204), (dependency["output"], response.status_code)
 
 
-def test_router_renders_each_view_with_embed(client, dependencies):
+def _route(client, dependencies, path, search=""):
     router = next(d for d in dependencies if d["output"] == "page.children")
+    body = payload(router, {"url.pathname": path, "url.search": search})
+    return json.dumps(client.post("/_dash-update-component", json=body).get_json())
+
+
+def test_router_renders_each_view_with_and_without_chrome(client, dependencies):
     for view in VIEWS:
-        for search, chrome in (("", True), ("?embed=1", False)):
-            body = payload(router, {"url.pathname": view.path, "url.search": search})
-            page = json.dumps(client.post("/_dash-update-component", json=body).get_json())
-            assert ("site-header" in page) == chrome
+        for search, chrome in (("", True), ("?embed=1", False), ("?embed=yes", False)):
+            assert ("site-header" in _route(client, dependencies, view.path, search)) == chrome
+
+
+def test_every_map_is_in_the_menu_and_views_link_to_their_maps(client, dependencies):
+    start = _route(client, dependencies, "/")
+    assert all(f'"href": "{m.path}"' in start for m in MAPS)
+    for view in MAPS:
+        trajectory = BY_KEY[view.map_of]
+        page = _route(client, dependencies, trajectory.path)
+        assert f'"href": "{view.path}"' in page  # in the menu, and linked from the view
+        assert page.count(f'"href": "{view.path}"') >= 2
+        back = _route(client, dependencies, view.path)
+        assert back.count(f'"href": "{trajectory.path}"') >= 2
+        assert '"aria-current": "page"' in back
+    assert '"href": "/paper-figures"' in start.split("site-header")[-1]  # the start page's text
 
 
 def _components(node):
@@ -127,36 +175,37 @@ def _by_id(layout) -> dict:
 @pytest.mark.parametrize("view", VIEWS, ids=VIEW_IDS)
 def test_a_link_can_name_a_preset(view):
     preset = view.presets[-1]
-    assert len({p.slug for p in view.presets}) == len(view.presets)
-    assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", preset.slug)
-    components = _by_id(view.layout(f"?preset={preset.slug}&embed=1", embed=True))
-    expected = view.spec.controls(view.spec.with_overrides(preset.values))
-    shown = [components[f"{view.key}-{name}"].value for name in view.spec.names]
-    assert shown == expected
-    assert components[f"{view.key}-preset"].value == preset.name
-    assert components[f"{view.key}-preset-caption"].children == preset.caption
-    assert components[f"{view.key}-initial-messages"].data == []
-    assert components[f"{view.key}-extras"].data == {"embed": "1"}
+    found = _by_id(view.layout(f"?preset={preset.slug}&embed=1"))
+    expected = view.spec.to_controls(view.spec.with_overrides(preset.values))
+    assert [found[f"{view.key}-{name}"].value for name in view.spec.names] == expected
+    assert found[f"{view.key}-preset"].value == preset.slug
+    assert found[f"{view.key}-preset-caption"].children == preset.caption
+    assert found[f"{view.key}-page"].data == {"embed": True, "messages": []}
+
+
+def test_every_published_preset_slug_still_opens_its_preset():
+    for line in PUBLISHED_SLUGS.read_text().splitlines():
+        path, slug = line.split()
+        view = next(v for v in VIEWS if v.path == path)
+        state = view.parse_link(f"?preset={slug}")
+        assert state.preset is not None and not state.messages, (path, slug)
 
 
 @pytest.mark.parametrize("view", VIEWS, ids=VIEW_IDS)
 def test_settings_in_a_link_override_its_preset(view):
     preset = view.presets[0]
-    spec = next(f for f in view.spec.fields if f.kind == "bool")
+    switch = next(f for f in view.spec.fields if f.kind == "bool")
     base = view.spec.with_overrides(preset.values)
-    flipped = not base[spec.name]
-    search = f"?preset={preset.slug}&{spec.name}={int(flipped)}"
-    components = _by_id(view.layout(search, embed=False))
-    values = base | {spec.name: flipped}
-    assert [components[f"{view.key}-{n}"].value for n in view.spec.names] == (
-        view.spec.controls(values)
-    )
+    flipped = not getattr(base, switch.name)
+    found = _by_id(view.layout(f"?preset={preset.slug}&{switch.name}={int(flipped)}"))
+    expected = view.spec.to_controls(dataclasses.replace(base, **{switch.name: flipped}))
+    assert [found[f"{view.key}-{n}"].value for n in view.spec.names] == expected
 
 
 def test_an_unknown_preset_says_which_exist():
     view = VIEWS[0]
-    components = _by_id(view.layout("?preset=fig-99", embed=False))
-    (message,) = components[f"{view.key}-initial-messages"].data
-    assert "fig-99" in message and view.presets[0].slug in message
-    shown = [components[f"{view.key}-{name}"].value for name in view.spec.names]
-    assert shown == view.spec.controls(view.spec.defaults())
+    state = view.parse_link("?preset=fig-99&frame=7&embed=maybe")
+    assert "fig-99" in state.messages[0] and view.presets[0].slug in state.messages[0]
+    assert state.controls == view.spec.defaults() and state.frame == 7 and not state.embed
+    found = _by_id(view_page(view, state))
+    assert found[f"{view.key}-page"].data["messages"] == list(state.messages)

@@ -357,3 +357,46 @@ def test_kernel_distance_is_relatively_accurate_in_the_lazy_regime():
             size *= mp.sqrt(sum(v * v for row in now for v in row))
             reference = float(1 - inner / size)
         assert np.isclose(path.kernel_distance[i], reference, rtol=1e-6), delta
+
+
+# -- the dashboard's set-up ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("ratio", "tau", "delta", "sign"),
+    [(1.0, 1.0, 0.0, 1), (4.0, 0.3, -2.0, -1), (0.05, 2.0, 7.5, 1)],
+)
+def test_setup_starts_where_its_parameters_say(ratio, tau, delta, sign):
+    setup = sn.setup(target_norm=1.5, target_angle=60.0, init_angle=-135.0, eta_ratio=ratio)
+    assert setup.eta_a * setup.eta_w == pytest.approx(1.0)
+    assert setup.eta_a / setup.eta_w == pytest.approx(ratio)
+    assert setup.beta_star == pytest.approx(1.5 * np.array([0.5, np.sqrt(3) / 2]))
+    a0, w0 = setup.start(tau, delta, sign)
+    beta0 = a0 * w0
+    assert np.linalg.norm(beta0) == pytest.approx(tau**2)  # ‖β₀‖ = τ²
+    assert beta0 / np.linalg.norm(beta0) == pytest.approx(np.array([-1, -1]) / np.sqrt(2))
+    assert setup.eta_w * a0**2 - setup.eta_a * w0 @ w0 == pytest.approx(delta, abs=1e-12)
+    assert np.sign(a0) == sign
+
+
+def test_regimes_split_at_twice_the_target_size():
+    sides = [(-5.0, "downstream"), (-1.9, "mildly downstream"), (0.0, "balanced")]
+    sides += [(1.9, "mildly upstream"), (2.1, "upstream")]
+    for delta, name in sides:
+        assert sn.regime(delta, 1.0) == name
+    assert sn.regime(3.0, 2.0) == "mildly upstream"
+
+
+@pytest.mark.parametrize("delta", [-2.0, 0.0, 0.7])
+def test_the_level_set_is_where_delta_is_conserved(delta):
+    beta_star = np.array([0.3, -1.2])
+    sheets = sn.level_set(delta, beta_star, 2.0, 3.0, eta_a=2.0, eta_w=0.5)
+    assert len(sheets) == (2 if delta > 0 else 1)
+    for sheet in sheets:
+        inside = np.isfinite(sheet.a)
+        assert inside.mean() > 0.3
+        w1, w2, a = sheet.w1[inside], sheet.w2[inside], sheet.a[inside]
+        assert 0.5 * a**2 - 2.0 * (w1**2 + w2**2) == pytest.approx(delta, abs=1e-12)
+        assert np.all(np.hypot(w1, w2) <= 2.0 * 1.0001) and np.all(np.abs(a) <= 3.0 * 1.0001)
+        expected = 0.5 * ((a * w1 - 0.3) ** 2 + (a * w2 + 1.2) ** 2)
+        assert sheet.loss[inside] == pytest.approx(expected)

@@ -1,5 +1,5 @@
-"""Pages that are not model views (the paper-figures gallery, …): a path, a navigation title,
-a layout built for the request, and optional callbacks registered on the app instance."""
+"""Pages that are not model views (the start page, the paper-figures gallery): a path, a
+navigation title, a layout built for the request, and optional callbacks."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from dataclasses import dataclass
 
 from dash import Dash
 
-from .cache import ResultCache
+from ..cache import ResultCache
 
-__all__ = ["PAGES", "Page"]
+__all__ = ["Page"]
 
 
 @dataclass(frozen=True)
@@ -21,10 +21,3 @@ class Page:
     #: path prefix), ``search`` is the query string the page was opened with
     layout: Callable[[Callable[[str], str], str, bool], object]
     register: Callable[[Dash, ResultCache], None] | None = None
-
-
-# imported last: the pages themselves import :class:`Page` from here
-from .paper_figures import PAGE as PAPER_FIGURES  # noqa: E402
-
-#: extra pages in navigation order (after the model views)
-PAGES: tuple[Page, ...] = (PAPER_FIGURES,)

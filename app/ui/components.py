@@ -4,12 +4,13 @@ MathJax, the animation bar, downloads and the page shell."""
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from dash import dcc, html
 
-from .state import Field
+from ..core.state import Field
 
 __all__ = [
     "animation_bar",
@@ -200,29 +201,75 @@ def facts(items: Sequence[tuple[str, Any]]) -> html.Dl:
     )
 
 
+def failed_figure() -> dict:
+    """An empty plot that says it could not be computed (the message box says why)."""
+    note = {
+        "text": "could not be computed",
+        "showarrow": False,
+        "xref": "paper",
+        "yref": "paper",
+        "x": 0.5,
+        "y": 0.5,
+    }
+    return {"data": [], "layout": {"annotations": [note]}}
+
+
 def message_children(messages: Sequence[str]) -> list:
     return [html.Div(text, className="message") for text in messages]
 
 
-def page_shell(
-    body, *, nav: Sequence[Mapping[str, str]], current: str, embed: bool, home: str = "/"
-) -> html.Div:
-    """Header with navigation and a footer; both hidden in embed mode (iframes). Paths in
-    ``nav``, ``current`` and ``home`` are hrefs as the browser sees them (with any prefix)."""
+@dataclass(frozen=True)
+class NavItem:
+    title: str
+    #: the href as the browser requests it (with any path prefix)
+    href: str
+
+
+@dataclass(frozen=True)
+class Navigation:
+    """The site's bar: the model views, a menu of every map, and the other pages."""
+
+    home: str
+    views: tuple[NavItem, ...]
+    maps: tuple[NavItem, ...]
+    pages: tuple[NavItem, ...]
+
+
+def _nav_link(item: NavItem, current: str):
+    """A link of the bar; the page shown is marked (``aria-current``, which a dcc.Link cannot
+    carry: that one is a plain link)."""
+    if item.href == current:
+        return html.A(
+            item.title, href=item.href, className="nav-link active", **{"aria-current": "page"}
+        )
+    return dcc.Link(item.title, href=item.href, className="nav-link")
+
+
+def _maps_menu(maps: Sequence[NavItem], current: str) -> html.Details:
+    """A disclosure menu (keyboard and screen-reader friendly without scripts)."""
+    inside = any(item.href == current for item in maps)
+    return html.Details(
+        [
+            html.Summary("Maps", className="nav-link active" if inside else "nav-link"),
+            html.Div([_nav_link(item, current) for item in maps], className="nav-menu"),
+        ],
+        className="nav-maps",
+    )
+
+
+def page_shell(body, *, navigation: Navigation, current: str, embed: bool) -> html.Div:
+    """Header with navigation and a footer; both hidden in embed mode (iframes). ``current``
+    is the href of the page shown (it is marked in the bar)."""
     if embed:
         return html.Div(body, className="page embed")
-    links = [
-        dcc.Link(
-            item["title"],
-            href=item["path"],
-            className="nav-link active" if item["path"] == current else "nav-link",
-        )
-        for item in nav
-    ]
+    links = [_nav_link(item, current) for item in navigation.views]
+    if navigation.maps:
+        links.append(_maps_menu(navigation.maps, current))
+    links += [_nav_link(item, current) for item in navigation.pages]
     header = html.Header(
         [
-            dcc.Link("Lazy vs rich, exactly", href=home, className="brand"),
-            html.Nav(links, className="nav"),
+            dcc.Link("Lazy vs rich, exactly", href=navigation.home, className="brand"),
+            html.Nav(links, className="nav", **{"aria-label": "views"}),
         ],
         className="site-header",
     )

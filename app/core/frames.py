@@ -1,0 +1,109 @@
+"""The play bar's frames: what the browser moves through every plot while playing or scrubbing,
+without asking the server (``assets/app.js`` draws them).
+
+A view builds its :class:`Frames` with one chain of calls::
+
+    Frames.along(t, limit=120)                       # the frame times (a thinned subset of t)
+        .point("surface", x=w[:, 0], y=w[:, 1], z=a)  # a marker that follows a path
+        .line("mu")                                   # a vertical time cursor (x = t)
+        .heatmap("function", stack)                   # a matrix per frame
+
+Each method takes arrays over *all* of ``t`` and keeps the frames' rows, so a view never
+indexes by hand. :meth:`Frames.payload` is the JSON the browser reads.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..ui.figures import pack, rounded, thin
+
+__all__ = ["Cursor", "Frames"]
+
+
+@dataclass(frozen=True)
+class Cursor:
+    """A marker's position per frame: arrays (F,), or (F, k) for k markers at once."""
+
+    x: np.ndarray
+    y: np.ndarray
+    z: np.ndarray | None = None
+
+
+@dataclass(frozen=True)
+class Frames:
+    #: indices into the full time axis of the frames
+    rows: np.ndarray
+    #: the time of each frame (F,)
+    t: np.ndarray
+    points: Mapping[str, Cursor] = field(default_factory=dict)
+    #: graph → the x position of its vertical cursor per frame (F,)
+    lines: Mapping[str, np.ndarray] = field(default_factory=dict)
+    #: graph → one matrix per frame (F, rows, columns)
+    heatmaps: Mapping[str, np.ndarray] = field(default_factory=dict)
+
+    @classmethod
+    def along(cls, t: np.ndarray, limit: int = 120) -> Frames:
+        """At most ``limit`` frames spread evenly over the times ``t`` (first and last kept)."""
+        t = np.asarray(t, dtype=float)
+        rows = thin(len(t), limit)
+        return cls(rows=rows, t=t[rows])
+
+    def _pick(self, values: Any) -> np.ndarray:
+        return np.asarray(values, dtype=float)[self.rows]
+
+    def point(self, graph: str, x: Any, y: Any, z: Any = None) -> Frames:
+        """A marker on ``graph`` at (x, y[, z]) given over the full time axis (T,) or (T, k)."""
+        cursor = Cursor(self._pick(x), self._pick(y), None if z is None else self._pick(z))
+        return dataclasses.replace(self, points={**self.points, graph: cursor})
+
+    def line(self, graph: str, x: Any = None) -> Frames:
+        """A vertical cursor on ``graph`` at the frame's time (or at ``x`` over the full axis).
+        On a log axis too: plotly.js places shapes by data value."""
+        position = self.t if x is None else self._pick(x)
+        return dataclasses.replace(self, lines={**self.lines, graph: position})
+
+    def lines_on(self, *graphs: str) -> Frames:
+        frames = self
+        for graph in graphs:
+            frames = frames.line(graph)
+        return frames
+
+    def heatmap(self, graph: str, stack: Any) -> Frames:
+        """The matrix ``graph`` shows at each frame, from a stack over the full axis (T, r, c)."""
+        matrices = np.asarray(stack, dtype=float)[self.rows]
+        return dataclasses.replace(self, heatmaps={**self.heatmaps, graph: matrices})
+
+    @property
+    def count(self) -> int:
+        return len(self.t)
+
+    def payload(self, order: list[str]) -> dict:
+        """The JSON the browser animates from; ``order`` lists the view's graphs in page order."""
+
+        def cursor(c: Cursor) -> dict:
+            out = {"x": _nested(c.x), "y": _nested(c.y)}
+            if c.z is not None:
+                out["z"] = _nested(c.z)
+            return out
+
+        return {
+            "t": rounded(self.t),
+            "order": order,
+            "cursor": {graph: cursor(c) for graph, c in self.points.items()},
+            "lines": {graph: rounded(x) for graph, x in self.lines.items()},
+            # typed arrays: smaller than nested lists, and far cheaper for Dash to serialise
+            "heatmaps": {g: [pack(m) for m in stack] for g, stack in self.heatmaps.items()},
+        }
+
+
+def _nested(values: np.ndarray) -> list:
+    """Rounded numbers, one per frame, or one list per frame for several markers."""
+    if values.ndim == 1:
+        return rounded(values)
+    return [rounded(row) for row in values]

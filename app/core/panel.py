@@ -1,0 +1,34 @@
+"""A panel: one plot of a view, drawn by one function from the view's controls and result."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from ..ui.figures import compact
+
+__all__ = ["Figure", "Panel"]
+
+Controls = TypeVar("Controls")
+Result = TypeVar("Result")
+
+#: a plotly figure as a plain dict (``{"data": [...], "layout": {...}}``): no per-call validation,
+#: so drawing stays fast
+Figure = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Panel(Generic[Controls, Result]):
+    #: the graph's name in the page (``{view}-graph-{graph}``) and in the animation frames
+    graph: str
+    title: str
+    #: Markdown with MathJax, shown under the plot (not in embedded pages)
+    explanation: str
+    draw: Callable[[Controls, Result], Figure]
+    height: int = 300
+    wide: bool = False
+
+    def figure(self, controls: Controls, result: Result) -> Figure:
+        """The figure ready for the browser: drawn, its arrays packed as typed arrays."""
+        return compact(self.draw(controls, result))

@@ -1,0 +1,359 @@
+"""The harness every model view plugs into.
+
+A view supplies its controls (a dataclass, :mod:`app.core.state`), presets, panels (one draw
+function per plot, :mod:`app.core.panel`) and a few functions of its typed result: ``compute``
+(controls → result, cached), ``facts`` (the summary), ``notes`` (messages), ``frames`` (the play
+bar, :mod:`app.core.frames`) and ``tables`` (downloads). The harness builds the layout from them
+and registers the callbacks on the app instance, one method per callback:
+
+* controls → figures, summary, messages, link and animation frames (server);
+* preset → controls (server); download buttons → a CSV or JSON file (server);
+* a click on a plot → another view (server), where the view has click targets;
+* play / scrubber → the "current time" cursor in every figure (browser only, no round trip).
+
+Every server callback validates its inputs with the same spec as the link parser and turns any
+failure into a message on the page: a request never ends in an HTTP 500.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+from dash import ClientsideFunction, Dash, Input, Output, State, ctx, html, no_update
+
+from ..cache import ResultCache
+from ..ui import components
+from .clicks import ClickPoint, Link
+from .downloads import Tables, to_csv, to_json
+from .frames import Frames
+from .layout import view_page
+from .panel import Figure, Panel
+from .presets import Preset
+from .state import PageState, StateSpec, truth
+
+__all__ = ["Computed", "View"]
+
+log = logging.getLogger(__name__)
+
+Controls = TypeVar("Controls")
+Result = TypeVar("Result")
+
+#: the text of a view's summary: (what, value) pairs
+Facts = Sequence[tuple[str, str]]
+
+
+def _no_notes(controls: Any, result: Any) -> list[str]:
+    return []
+
+
+@dataclass(frozen=True)
+class Computed(Generic[Result]):
+    """A view's result and how it was obtained (timed by the harness, not by the view)."""
+
+    result: Result
+    #: milliseconds spent computing, or None when the result came from the cache
+    milliseconds: float | None
+
+    def describe(self) -> str:
+        if self.milliseconds is None:
+            return "Taken from the result cache."
+        return f"Computed in {self.milliseconds:.1f} ms on the server."
+
+
+@dataclass(frozen=True)
+class View(Generic[Controls, Result]):
+    key: str
+    path: str
+    title: str
+    nav_title: str
+    #: one paragraph for the start page's card
+    summary: str
+    #: Markdown (with MathJax) above the plots
+    intro: str
+    controls: type[Controls]
+    compute: Callable[[Controls], Result]
+    result_type: Any
+    panels: tuple[Panel[Controls, Result], ...]
+    facts: Callable[[Controls, Result], Facts]
+    tables: Callable[[Controls, Result], Tables]
+    presets: tuple[Preset, ...] = ()
+    #: names of the fields shown in each control group, in order: [(heading, [names])]
+    groups: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    notes: Callable[[Controls, Result], Sequence[str]] = _no_notes
+    #: the play bar's frames; None for views with nothing to animate along time (maps)
+    frames: Callable[[Controls, Result], Frames] | None = None
+    #: graph name → what a click on one of its points opens (or None to stay)
+    clicks: Mapping[str, Callable[[Controls, ClickPoint], Link | None]] = field(
+        default_factory=dict
+    )
+    #: for a map: the key of the trajectory view its cells open (the two link to each other)
+    map_of: str | None = None
+    spec: StateSpec[Controls] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "spec", StateSpec(self.controls))
+        unknown = [n for _, names in self.groups for n in names if n not in self.spec.by_name]
+        if unknown:
+            raise ValueError(f"{self.key}: groups name unknown controls {unknown}")
+
+    @property
+    def animated(self) -> bool:
+        return self.frames is not None
+
+    @property
+    def is_map(self) -> bool:
+        return self.map_of is not None
+
+    # -- computing ------------------------------------------------------------------------
+
+    def results(self, cache: ResultCache, controls: Controls) -> Computed[Result]:
+        """The result for ``controls`` (cached under its physics fields), timed."""
+        physics = self.spec.physics_only(controls)
+        timing: list[float] = []
+
+        def compute() -> Result:
+            start = time.perf_counter()
+            result = self.compute(physics)
+            timing.append(1e3 * (time.perf_counter() - start))
+            return result
+
+        result = cache.get_or_compute(
+            self.key, self.spec.physics_key(controls), compute, self.result_type
+        )
+        return Computed(result, timing[0] if timing else None)
+
+    def preset_named(self, name: Any) -> Preset | None:
+        if not isinstance(name, str):
+            return None
+        return next((p for p in self.presets if p.answers_to(name)), None)
+
+    # -- layout ---------------------------------------------------------------------------
+
+    def parse_link(self, search: str | None) -> PageState[Controls]:
+        return self.spec.parse_query(search, self.presets)
+
+    def layout(self, search: str | None, related: Sequence[tuple[str, str]] = ()) -> html.Div:
+        """The view's page for a link (its query string): controls set from the link.
+        ``related``: (text, href) links to the views that belong with it (its map, its
+        trajectory view)."""
+        return view_page(self, self.parse_link(search), related)
+
+    # -- callbacks --------------------------------------------------------------------------
+
+    def register(self, app: Dash, cache: ResultCache) -> None:
+        self._register_update(app, cache)
+        self._register_preset(app)
+        self._register_download(app, cache)
+        self._register_readouts(app)
+        self._register_animation(app)
+        if self.clicks:
+            self._register_clicks(app)
+
+    def control_ids(self) -> list[str]:
+        return [components.control_id(self.key, name) for name in self.spec.names]
+
+    def graph_ids(self) -> list[str]:
+        return [f"{self.key}-graph-{p.graph}" for p in self.panels]
+
+    def _register_update(self, app: Dash, cache: ResultCache) -> None:
+        key = self.key
+        outputs = [Output(graph, "figure") for graph in self.graph_ids()] + [
+            Output(f"{key}-summary", "children"),
+            Output(f"{key}-timing", "children"),
+            Output(f"{key}-messages", "children"),
+            Output(f"{key}-url", "search"),
+            Output(f"{key}-frames", "data"),
+            Output(f"{key}-frame", "max"),
+        ]
+
+        @app.callback(
+            outputs,
+            [Input(ident, "value") for ident in self.control_ids()],
+            State(f"{key}-page", "data"),
+        )
+        def update(*args):
+            return self.update(cache, args[:-1], args[-1])
+
+    def update(self, cache: ResultCache, raw_controls: Sequence[Any], page: Any) -> list:
+        """The main callback's body: figures, summary, how the result was obtained, messages,
+        link search, frames and the last frame's index (also called directly by the tests)."""
+        controls, corrections = self.spec.parse_controls(raw_controls)
+        page = page if isinstance(page, dict) else {}
+        embed = truth(page.get("embed")) is True
+        search = self.spec.encode(controls, embed=embed)
+        carried = page.get("messages")  # from the link the page was opened with
+        carried = [str(m)[:300] for m in carried[:10]] if isinstance(carried, list) else []
+        try:
+            computed = self.results(cache, controls)
+            figures, summary, notes, frames = self.draw(controls, computed)
+        except Exception as error:  # shown on the page; the request still succeeds
+            log.exception("drawing %s failed for %s", self.key, controls)
+            messages = [*corrections, f"This combination could not be computed: {error}"]
+            failed = [components.failed_figure() for _ in self.panels]
+            return [*failed, None, "", components.message_children(messages), search, None, 1]
+        messages = carried + [m for m in (*corrections, *notes) if m not in carried]
+        last = max(len(frames["t"]) - 1, 1) if frames else 1
+        timing = computed.describe()
+        return [
+            *figures,
+            summary,
+            timing,
+            components.message_children(messages),
+            search,
+            frames,
+            last,
+        ]
+
+    def draw(
+        self, controls: Controls, computed: Computed[Result]
+    ) -> tuple[list[Figure], Any, list[str], dict | None]:
+        """(figures, summary, notes, frames payload) for a computed result."""
+        result = computed.result
+        figures = [panel.figure(controls, result) for panel in self.panels]
+        summary = components.facts(self.facts(controls, result))
+        notes = list(self.notes(controls, result))
+        order = [panel.graph for panel in self.panels]
+        frames = self.frames(controls, result).payload(order) if self.frames else None
+        return figures, summary, notes, frames
+
+    def _register_preset(self, app: Dash) -> None:
+        @app.callback(
+            [Output(ident, "value") for ident in self.control_ids()]
+            + [Output(f"{self.key}-preset-caption", "children")],
+            Input(f"{self.key}-preset", "value"),
+            prevent_initial_call=True,
+        )
+        def apply_preset(slug):
+            return self.apply_preset(slug)
+
+    def apply_preset(self, slug: Any) -> list:
+        preset = self.preset_named(slug)
+        if preset is None:
+            return [no_update] * len(self.spec.fields) + [""]
+        controls = self.spec.with_overrides(preset.values)
+        return [*self.spec.to_controls(controls), preset.caption]
+
+    def _register_download(self, app: Dash, cache: ResultCache) -> None:
+        @app.callback(
+            Output(f"{self.key}-download", "data"),
+            Input(f"{self.key}-download-csv", "n_clicks"),
+            Input(f"{self.key}-download-json", "n_clicks"),
+            [State(ident, "value") for ident in self.control_ids()],
+            prevent_initial_call=True,
+        )
+        def download(_csv, _json, *raw_controls):
+            kind = "json" if ctx.triggered_id == f"{self.key}-download-json" else "csv"
+            return self.download(cache, raw_controls, kind)
+
+    def download(self, cache: ResultCache, raw_controls: Sequence[Any], kind: str) -> Any:
+        controls, _ = self.spec.parse_controls(raw_controls)
+        try:
+            tables = self.tables(controls, self.results(cache, controls).result)
+        except Exception:
+            log.exception("export of %s failed", self.key)
+            return no_update
+        if kind == "json":
+            content, mime = to_json(controls, tables), "application/json"
+        else:
+            content, mime = to_csv(controls, tables), "text/csv"
+        return {"content": content, "filename": f"{self.key}.{kind}", "type": mime}
+
+    def _register_readouts(self, app: Dash) -> None:
+        """The value beside a log slider's label follows the slider in the browser."""
+        for spec in self.spec.fields:
+            if spec.log:
+                ident = components.control_id(self.key, spec.name)
+                app.clientside_callback(
+                    ClientsideFunction("lazyRich", "readout"),
+                    Output(f"{ident}-readout", "children"),
+                    Input(ident, "value"),
+                    prevent_initial_call=True,
+                )
+
+    def _register_animation(self, app: Dash) -> None:
+        key = self.key
+        graphs = [Output(graph, "figure", allow_duplicate=True) for graph in self.graph_ids()]
+        app.clientside_callback(
+            ClientsideFunction("lazyRich", "scrub"),
+            [*graphs, Output(f"{key}-frame-label", "children")],
+            Input(f"{key}-frame", "value"),
+            Input(f"{key}-frames", "data"),
+            [State(graph, "figure") for graph in self.graph_ids()],
+            prevent_initial_call=True,
+        )
+        app.clientside_callback(
+            ClientsideFunction("lazyRich", "togglePlay"),
+            Output(f"{key}-ticker", "disabled"),
+            Output(f"{key}-play", "children"),
+            Output(f"{key}-frame", "value", allow_duplicate=True),
+            Input(f"{key}-play", "n_clicks"),
+            State(f"{key}-ticker", "disabled"),
+            State(f"{key}-frame", "value"),
+            State(f"{key}-frame", "max"),
+            prevent_initial_call=True,
+        )
+        app.clientside_callback(
+            ClientsideFunction("lazyRich", "tick"),
+            Output(f"{key}-frame", "value"),
+            Output(f"{key}-ticker", "disabled", allow_duplicate=True),
+            Output(f"{key}-play", "children", allow_duplicate=True),
+            Input(f"{key}-ticker", "n_intervals"),
+            State(f"{key}-frame", "value"),
+            State(f"{key}-frame", "max"),
+            prevent_initial_call=True,
+        )
+
+    def _register_clicks(self, app: Dash) -> None:
+        clickable = list(self.clicks)
+        prefix = app.config.requests_pathname_prefix
+
+        @app.callback(
+            Output(f"{self.key}-open", "href"),
+            inputs=[Input(f"{self.key}-graph-{graph}", "clickData") for graph in clickable],
+            state=[
+                *[State(ident, "value") for ident in self.control_ids()],
+                State(f"{self.key}-page", "data"),
+            ],
+            prevent_initial_call=True,
+        )
+        def open_clicked(*args):
+            clicks, raw_controls, page = args[: len(clickable)], args[len(clickable) : -1], args[-1]
+            trigger = ctx.triggered_id if isinstance(ctx.triggered_id, str) else ""
+            graph = trigger.removeprefix(f"{self.key}-graph-")
+            if graph not in clickable:
+                return no_update
+            click = clicks[clickable.index(graph)]
+            points = click.get("points") if isinstance(click, dict) else None
+            point = points[0] if isinstance(points, list) and points else None
+            href = self.open_target(graph, point, raw_controls, page, prefix)
+            return href if href is not None else no_update
+
+    def open_target(
+        self,
+        graph: str,
+        point: Any,
+        raw_controls: Sequence[Any],
+        page: Any = None,
+        prefix: str = "/",
+    ) -> str | None:
+        """The href (with the deployment's path prefix) that a click on ``point`` of ``graph``
+        opens, keeping the page embedded if it is; None when there is nothing to open."""
+        opener = self.clicks.get(graph)
+        parsed = ClickPoint.parse(point)
+        if opener is None or parsed is None:
+            return None
+        controls, _ = self.spec.parse_controls(raw_controls)
+        try:
+            link = opener(controls, parsed)
+        except (TypeError, ValueError, KeyError, IndexError, OverflowError):
+            return None
+        if link is None:
+            return None
+        embed = isinstance(page, dict) and truth(page.get("embed")) is True
+        target = link.view
+        search = target.spec.encode(target.spec.with_overrides(link.values), embed=embed)
+        return prefix.rstrip("/") + target.path + search
