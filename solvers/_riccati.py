@@ -1,7 +1,7 @@
 """Closed-form evaluation of the Riccati flow ``Q' = F Q − ½ Q Qᵀ Q`` (F symmetric).
 
-Every model in this package reduces to it (SPEC §1, §3; Dominé et al. Thm 4.3; Kunin et al.
-App. A.2): its solution is
+Every model in this package reduces to it (docs/theory.md (0.4)–(0.7), (1.8), (3.3); Dominé et
+al. Thm 4.3; Kunin et al. App. A.2): its solution is
 
     Q Qᵀ(t) = e^{Ft} Q₀ [I + Q₀ᵀ (∫₀ᵗ e^{2Fs} ds) Q₀]⁻¹ Q₀ᵀ e^{Ft}.
 
@@ -15,7 +15,8 @@ accuracy once the bracketed matrix becomes ill-conditioned. Two evaluators avoid
   subtracts two multiples of t. Exact to rounding for any t (checked to t = 1e308).
 * :class:`MatrixRiccati` — several columns (λ-balanced). The flow is a semigroup and the closed
   form is exact from any state, so it is restarted — every ``6/max|f|`` at first — carrying a
-  factor of ``Q Qᵀ`` through the Cholesky factor of the small h×h matrix (SPEC §3). The factor is
+  factor of ``Q Qᵀ`` through the Cholesky factor of the small h×h matrix (docs/theory.md (3.7)–
+  (3.9)). The factor is
   kept lower-trapezoidal in rate order and its columns scaled by their own growth, so a step
   stays exact while fast modes grow by e^{fτ} and slow ones crawl; the step then doubles as long
   as one double step agrees with two single ones, so slow (even algebraic) tails cost O(log t)
@@ -24,10 +25,10 @@ accuracy once the bracketed matrix becomes ill-conditioned. Two evaluators avoid
   over many decades, watched far beyond the slow ones) is refused with a ValueError.
 * :class:`DecayingForm` — several columns, restart-free: when the initial factor's component on
   the h fastest modes of F is invertible and the fastest h rates are positive, the same closed
-  form can be rewritten with only decaying exponentials (docs/theory.md, "λ-balanced:
-  restart-free closed form"; Dominé et al. App. B.5). Every time is then one array expression,
-  and a bound on the condition number, formed along the way, says where it is as exact as the
-  march; :meth:`MatrixRiccati.factors` uses it there and marches elsewhere.
+  form can be rewritten with only decaying exponentials (docs/theory.md (3.10)–(3.18),
+  "λ-balanced: restart-free closed form"; Dominé et al. App. B.5). Every time is then one array
+  expression, and a bound on the condition number, formed along the way, says where it is as
+  exact as the march; :meth:`MatrixRiccati.factors` uses it there and marches elsewhere.
 """
 
 from __future__ import annotations
@@ -404,9 +405,9 @@ class DecayingForm:
         K(t) = e^{Nt} K₀ e^{−Pt},
         M(t) = D(t) + e^{−Pt} (Rᵀ R + K₀ᵀ H_N(t) K₀) e^{−Pt},
 
-    ``D = diag((1 − e^{−2pt})/(2p))``, ``H_N = diag(h(m_i, t))`` (see docs/theory.md,
-    "λ-balanced: restart-free closed form"; Dominé et al. Thm B.5 rearrange their Thm 4.3 in
-    the same spirit, assuming an invertible initial overlap). Every
+    ``D = diag((1 − e^{−2pt})/(2p))``, ``H_N = diag(h(m_i, t))`` (see docs/theory.md
+    (3.10)–(3.16), "λ-balanced: restart-free closed form"; Dominé et al. Thm B.5 rearrange their
+    Thm 4.3 in the same spirit, assuming an invertible initial overlap). Every
     exponential decays or is bounded: ``e^{(m_i − p_j)t} ≤ 1`` and ``h(m_i, t) e^{−2p_j t}``
     stays O(1/p) even for growing slow modes. So one array expression evaluates any set of
     times. ``M = VᵀV`` with ``V = [D^{1/2}; R e^{−Pt}; H_N^{1/2} K₀ e^{−Pt}]``; V is factored

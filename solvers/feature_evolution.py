@@ -5,8 +5,8 @@ Residual ``Δ ∈ ℝᴾ`` (Δ(0) = −y: zero initial output), features Ψ with
 
     Δ' = −η K Δ,   Ψ' = γη Ψ Δ Δᵀ,
 
-so ``C = γΔΔᵀ + K`` is conserved (their eq. 9) and ``K(∞) = K₀ + γyyᵀ``. Exact solution (SPEC §4):
-with ``C = O diag(c) Oᵀ``,
+so ``C = γΔΔᵀ + K`` is conserved (their eq. 9) and ``K(∞) = K₀ + γyyᵀ``. Exact solution
+(docs/theory.md (4.5)): with ``C = O diag(c) Oᵀ``,
 
     Δ(t) = e^{−ηCt}Δ₀ / √(1 − 2ηγ Δ₀ᵀ(∫₀ᵗ e^{−2ηCs} ds)Δ₀).
 
@@ -170,7 +170,8 @@ def _asymptotic_denominator(K0: np.ndarray, y: np.ndarray, gamma: float, direct:
 def exact(
     K0: np.ndarray, y: np.ndarray, t: np.ndarray, *, eta: float = 1.0, gamma: float = 1.0
 ) -> FeatureEvolutionTrajectory:
-    """Exact optimal-feature-evolution dynamics from zero output (Shan & Bordelon §4, SPEC §4).
+    """Exact optimal-feature-evolution dynamics from zero output (Shan & Bordelon §4;
+    docs/theory.md (4.5)–(4.7)).
 
     Parameters
     ----------

@@ -7,8 +7,8 @@ reduces to it, their Prop. 1), loss ``L = (f(x) − y)²``, learning rates η_u,
 With ``ρ = ‖x‖``, ``hᵢ = wᵢ·x``, ``pᵢ = (√η_u hᵢ + √η_w ρ uᵢ)/(2ρ)``,
 ``qᵢ = (√η_u hᵢ − √η_w ρ uᵢ)/(2ρ)`` the flow is ``pᵢ(t) = pᵢ(0)√A(t)``, ``qᵢ(t) = qᵢ(0)/√A(t)``
 where A solves the scalar Riccati equation ``A' = −4γ²dρ²(P A² − Q) + 4√(η_uη_w)γρy A``,
-``A(0) = 1`` (P, Q = mean pᵢ(0)², mean qᵢ(0)²). SPEC §2 gives its solution in the paper's form
-(eqs. 8–11 with the misprints corrected); here it is rewritten as
+``A(0) = 1`` (P, Q = mean pᵢ(0)², mean qᵢ(0)²). docs/theory.md (2.5)–(2.7) gives its solution in
+the paper's form (eqs. 8–11 with the misprints corrected); here it is rewritten as (2.8)–(2.9)
 
     A(t) = [w₊ + w₋ e^{−4t/t_c} + g_Q φ(t)] / [w₋ + w₊ e^{−4t/t_c} + g_P φ(t)],
     φ(t) = t_c (1 − e^{−4t/t_c}) / 2,   g_P = 2γ²dρ²P,   g_Q = 2γ²dρ²Q,
@@ -148,7 +148,7 @@ class FiniteWidthTrajectory:
     @cached_property
     def ntk(self) -> np.ndarray:
         """(T,) ``K(x, x; t) = γ²(η_u‖W x‖² + η_w‖u‖²‖x‖²)`` (their eq. 13, learning rates
-        corrected as in SPEC §2), so that ``df/dt = −2K(f − y)``."""
+        corrected as in docs/theory.md (2.12)), so that ``df/dt = −2K(f − y)``."""
         return self._ntk_initial + self._ntk_change_signed
 
     @cached_property
@@ -314,7 +314,7 @@ def exact(
     eta_u: float = 1.0,
     eta_w: float = 1.0,
 ) -> FiniteWidthTrajectory:
-    """Exact gradient flow of the finite-width network (Xu & Ziyin Theorem 1, SPEC §2).
+    """Exact gradient flow of the finite-width network (Xu & Ziyin Theorem 1; docs/theory.md §2).
 
     Parameters
     ----------
@@ -385,8 +385,9 @@ def gradient_descent(
 ) -> FiniteWidthTrajectory:
     """Gradient descent on ``L = (γ uᵀW x − y)²`` over the full (u, W), step k at t = k·lr.
 
-    The discrete counterpart of Xu & Ziyin's flow (their eqs. 2–3), with SPEC §5's convention
-    ``θ ← θ − lr·η_θ ∂L/∂θ``; a run that diverges stops and reports ``diverged_at``.
+    The discrete counterpart of Xu & Ziyin's flow (their eqs. 2–3), with the convention
+    ``θ ← θ − lr·η_θ ∂L/∂θ`` of docs/theory.md (0.2); a run that diverges stops and reports
+    ``diverged_at``.
     """
     u0, W0, x, y, gamma, eta_u, eta_w = _check(u0, W0, x, y, gamma, eta_u, eta_w)
     k = _constants(u0, W0, x, y, gamma, eta_u, eta_w)
@@ -732,7 +733,8 @@ def width_sweep(
     sigma_u = width ** (0.5 * c_u[:, None])
     sigma_w = width ** (0.5 * c_w[:, None])
 
-    # Σp², Σq², Σpq of pᵢ, qᵢ = (√η hᵢ ± √η ρ uᵢ)/(2ρ) with u = σ_u g, h = σ_w G x (SPEC §2).
+    # Σp², Σq², Σpq of pᵢ, qᵢ = (√η hᵢ ± √η ρ uᵢ)/(2ρ) with u = σ_u g, h = σ_w G x
+    # (docs/theory.md (2.2)).
     wide, tall = sigma_w**2 * hh, (rho * sigma_u) ** 2 * gg
     mixed = 2 * rho * sigma_u * sigma_w * gh
     factor = eta / (4 * rho**2)

@@ -5,7 +5,7 @@ The quantity ``δ = η_w a² − η_a ‖w‖²`` is conserved (Kunin et al. eq.
 (two-sheeted hyperboloid, lazy as δ → ∞), δ = 0 balanced (cone, rich), δ < 0 "downstream"
 (one-sheeted hyperboloid, delayed rich; ``a`` may change sign).
 
-Exact solution for every δ (SPEC §1): with ``q = [√η_a w; √η_w a]`` and
+Exact solution for every δ (docs/theory.md (1.8)–(1.10)): with ``q = [√η_a w; √η_w a]`` and
 ``F = [[−δ/2·I, kβ*], [kβ*ᵀ, δ/2]]``, ``k = √(η_aη_w)``,
 
     q(t) = e^{Ft} q₀ / √(1 + q₀ᵀ (∫₀ᵗ e^{2Fs} ds) q₀).
@@ -210,8 +210,8 @@ def exact(
     t : times ≥ 0, any order.
     eta_a, eta_w : layer learning rates (> 0).
 
-    Uses the closed form of SPEC §1 in the eigenbasis of F, evaluated in log space so that
-    nothing overflows for any horizon or δ; accurate to rounding.
+    Uses the closed form docs/theory.md (1.9) in the eigenbasis of F (1.10), evaluated in log
+    space (1.11) so that nothing overflows for any horizon or δ; accurate to rounding.
     """
     a0, w0, beta_star, eta_a, eta_w = _check_common(a0, w0, beta_star, eta_a, eta_w)
     times = as_times(t)
@@ -613,14 +613,15 @@ def portrait(
     eta_a, eta_w : layer learning rates (> 0).
 
     Each cell starts from ``a₀ = √((√(δ² + 4η_aη_w τ⁴) + δ)/(2η_w)) ≥ 0``, ``w₀ = β₀/a₀``
-    (``w₀ = √(−δ/η_a)·direction`` when τ = 0 and δ < 0) — SPEC §1, :func:`init_from_beta` with
-    ``sign = +1`` — and evaluates the closed form of :func:`exact` for all cells at once: F's
-    2×2 block (eigenvalues ±ω) on span{β̂*, e_a} and the −δ/2 direction of the part of w₀
-    orthogonal to β*, in log space with the fastest growth factored out, so nothing overflows
-    or cancels at any horizon. S comes from the parameters' changes through a cancellation-free
-    Gram determinant (:func:`_portrait_kernel_distance`), accurate when the kernel barely moves
-    and when it collapses. Cells agree with :func:`exact` to ~1e-12 (checked to 1e-8 on random
-    cells up to t = 1e6, |δ| = 1e3; S also against 60-digit arithmetic).
+    (``w₀ = √(−δ/η_a)·direction`` when τ = 0 and δ < 0) — docs/theory.md (1.6),
+    :func:`init_from_beta` with ``sign = +1`` — and evaluates the closed form of :func:`exact`
+    for all cells at once (docs/theory.md (1.15)): F's 2×2 block (eigenvalues ±ω) on
+    span{β̂*, e_a} and the −δ/2 direction of the part of w₀ orthogonal to β*, in log space with
+    the fastest growth factored out, so nothing overflows or cancels at any horizon. S comes
+    from the parameters' changes through a cancellation-free Gram determinant
+    (:func:`_portrait_kernel_distance`, docs/theory.md (1.14)), accurate when the kernel barely
+    moves and when it collapses. Cells agree with :func:`exact` to ~1e-12 (checked to 1e-8 on
+    random cells up to t = 1e6, |δ| = 1e3; S also against 60-digit arithmetic).
 
     What the map shows for this model (whitened NTK, Kunin et al. §3, Fig. 3): at a fixed δ < 0
     small τ is (delayed) rich, S → ~1, and large τ nearly lazy, S falling to the O(1/d) of a
