@@ -47,7 +47,8 @@ __all__ = [
 
 
 def growth_integral(rates: np.ndarray, t: np.ndarray) -> np.ndarray:
-    """``h(f, t) = ∫₀ᵗ e^{2fs} ds = expm1(2ft)/(2f)`` (t at f = 0), broadcasting f against t."""
+    """``h(f, t) = ∫₀ᵗ e^{2fs} ds = expm1(2ft)/(2f)`` (t at f = 0), broadcasting f against t
+    (docs/theory.md (0.6))."""
     rates = np.asarray(rates, dtype=np.float64)
     t = np.asarray(t, dtype=np.float64)
     zero = rates == 0.0
@@ -57,7 +58,8 @@ def growth_integral(rates: np.ndarray, t: np.ndarray) -> np.ndarray:
 
 
 def log_growth_integral(rates: np.ndarray, t: np.ndarray) -> np.ndarray:
-    """``log h(f, t)`` without overflow (−inf at t = 0), broadcasting f against t."""
+    """``log h(f, t)`` without overflow (−inf at t = 0), broadcasting f against t (docs/theory.md
+    (0.6))."""
     rates = np.asarray(rates, dtype=np.float64)
     t = np.asarray(t, dtype=np.float64)
     exponent = 2.0 * rates * t
@@ -71,7 +73,8 @@ def log_growth_integral(rates: np.ndarray, t: np.ndarray) -> np.ndarray:
 
 
 def rank_one_coefficients(coefficients: np.ndarray, rates: np.ndarray, t: np.ndarray) -> np.ndarray:
-    """Coefficients of the one-column Riccati solution in the eigenbasis of F.
+    """Coefficients of the one-column Riccati solution in the eigenbasis of F (docs/theory.md
+    (0.7); evaluated as in (1.11)).
 
     Given ``q₀ = Σ_j c_j o_j`` with ``F o_j = f_j o_j`` (o_j orthonormal), returns the array
     ``s`` of shape (T, J) with ``q(t) = Σ_j s[:, j] o_j``, i.e.
@@ -163,7 +166,8 @@ def unstable_margins(rates: np.ndarray, initial: np.ndarray) -> np.ndarray:
 
 
 class MatrixRiccati:
-    """Exact solution of ``Q' = F Q − ½ Q Qᵀ Q`` for an n×h matrix Q, evaluated at any times.
+    """Exact solution of ``Q' = F Q − ½ Q Qᵀ Q`` for an n×h matrix Q, evaluated at any times
+    (docs/theory.md (0.5), (3.6)–(3.18)).
 
     Factorises F once (``eigh``); :meth:`factors` then returns, for each requested time, an
     n×h matrix X(t) with ``X Xᵀ = Q Qᵀ(t)`` to rounding (X equals Q up to an h×h rotation);
@@ -196,7 +200,7 @@ class MatrixRiccati:
 
     def triangularise(self, state: np.ndarray) -> np.ndarray:
         """The same QQᵀ from a factor that is lower-trapezoidal when its rows are ordered by
-        decreasing rate (an h×h rotation, via QR).
+        decreasing rate (an h×h rotation, via QR; docs/theory.md (3.8)).
 
         Then the fastest growing mode lives in the first column only — with exact zeros, not
         rounding noise, elsewhere — so its growth e^{2fτ} enters a single pivot of the h×h
@@ -211,7 +215,8 @@ class MatrixRiccati:
         return result
 
     def unstable_margin(self) -> float:
-        """How far the initial state is from the stable manifold of a saddle.
+        """How far the initial state is from the stable manifold of a saddle (docs/theory.md
+        (3.19)).
 
         The smallest relevant singular value of the initial state's projection onto the growing
         eigenspace of F, relative to the size (spectral norm) of the whole initial state. Near
@@ -230,7 +235,8 @@ class MatrixRiccati:
     def advance(
         self, state: np.ndarray, length: np.ndarray | float, top: np.ndarray | None = None
     ) -> np.ndarray:
-        """One closed-form step of ``length`` from ``state``; works on stacks (…, n, h).
+        """One closed-form step of ``length`` from ``state``; works on stacks (…, n, h)
+        (docs/theory.md (3.7)).
 
         ``X' = E Z L⁻ᵀ`` with ``LLᵀ = G = I + Zᵀ D Z`` (E = e^{Fτ}, D = ∫₀^τ e^{2Fs}ds), so that
         ``X'X'ᵀ = E Z G⁻¹ Zᵀ E``. Each column j is scaled by e^{g_j τ}, g_j the fastest rate in
@@ -278,7 +284,8 @@ class MatrixRiccati:
             return np.full_like(state, np.nan)
 
     def factors(self, t: np.ndarray) -> np.ndarray:
-        """Factors X(t) of shape (T, n, h) in the original coordinates.
+        """Factors X(t) of shape (T, n, h) in the original coordinates (policy: docs/theory.md
+        (3.18)).
 
         Every time where :class:`DecayingForm` applies and is well conditioned comes from that
         restart-free form in one array expression; the others (near a saddle, zero rates) from
@@ -380,7 +387,8 @@ class _March:
 
 def scaled_growth_root(rates: np.ndarray, t: np.ndarray) -> np.ndarray:
     """``√(h(m, t)·e^{−2 max(m, 0) t})`` with ``h(m, t) = ∫₀ᵗ e^{2ms} ds``: the bounded part of
-    ``√h``, equal to ``√((1 − e^{−2|m|t})/(2|m|))`` for either sign of m (√t at m = 0).
+    ``√h``, equal to ``√((1 − e^{−2|m|t})/(2|m|))`` for either sign of m (√t at m = 0);
+    docs/theory.md (3.13).
 
     Where ``x = 2|m|t ≤ 1`` it is taken as ``√(t·(1 − e^{−x})/x)``, which stays right when x
     underflows (rates within rounding of zero); nothing overflows for any finite t.
@@ -463,9 +471,9 @@ class DecayingForm:
         self, t: np.ndarray, cells: np.ndarray | None = None
     ) -> tuple[np.ndarray, np.ndarray]:
         """Factors X(t) (C, T, n, h) in the original coordinates (X Xᵀ = Q Qᵀ(t)) and, per
-        time, a bound on the condition number κ of the evaluation (C, T); inf for flows
-        where the form does not apply. ``t`` is (T,) or (C, T); ``cells`` (C,) picks flows of
-        the stack (default: all of them)."""
+        time, a bound on the condition number κ of the evaluation (C, T; docs/theory.md (3.14),
+        (3.15)); inf for flows where the form does not apply. ``t`` is (T,) or (C, T); ``cells``
+        (C,) picks flows of the stack (default: all of them)."""
         cells = np.arange(self.fast.shape[0]) if cells is None else np.asarray(cells)
         hidden, size = self.fast.shape[1], self.basis.shape[-1]
         t = np.broadcast_to(np.asarray(t, dtype=np.float64), (cells.size, np.shape(t)[-1]))

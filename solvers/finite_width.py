@@ -105,7 +105,8 @@ class FiniteWidthTrajectory:
 
     @cached_property
     def W(self) -> np.ndarray:
-        """(T, d, d₀) first layer. Only the component along x ever moves (Theorem 1)."""
+        """(T, d, d₀) first layer. Only the component along x ever moves (Theorem 1;
+        docs/theory.md (2.10))."""
         if self.recorded_W is not None:
             return self.recorded_W
         change = self.hidden - self.hidden0
@@ -123,7 +124,7 @@ class FiniteWidthTrajectory:
 
     @cached_property
     def zeta(self) -> np.ndarray:
-        """(T,) layer alignment ``ζ = uᵀ(W x̂)/(‖u‖‖W x̂‖)`` (their eq. 14)."""
+        """(T,) layer alignment ``ζ = uᵀ(W x̂)/(‖u‖‖W x̂‖)`` (their eq. 14; docs/theory.md (2.14))."""
         return layer_alignment(self.u, self.hidden)
 
     @cached_property
@@ -167,7 +168,8 @@ class FiniteWidthTrajectory:
 
     @cached_property
     def kernel_distance(self) -> np.ndarray:
-        """(T,) ``S(0, t)`` of ``M(t) = γ²(η_u WᵀW + η_w‖u‖² I_{d₀})`` (0 when d₀ = 1)."""
+        """(T,) ``S(0, t)`` of ``M(t) = γ²(η_u WᵀW + η_w‖u‖² I_{d₀})`` (0 when d₀ = 1;
+        docs/theory.md (2.13))."""
         if self.recorded_W is not None:
             gram = np.einsum("tij,tik->tjk", self.recorded_W, self.recorded_W)
             norms = np.sum(self.u**2, axis=1)
@@ -451,7 +453,8 @@ def phase_terms(
     zero_output_init: bool = False,
     independent_init: bool = True,
 ) -> PhaseTerms:
-    """Exponents deciding the scaling phase (Xu & Ziyin §4, eq. 18, Theorem 2)."""
+    """Exponents deciding the scaling phase (Xu & Ziyin §4, eq. 18, Theorem 2; docs/theory.md
+    (2.16), (2.18))."""
     values = [
         as_finite_scalar(name, value)
         for name, value in (
@@ -489,7 +492,8 @@ def phase(
 ) -> str:
     """Scaling phase as κ → ∞: "kernel", "feature learning", "frozen" or "unstable".
 
-    Xu & Ziyin §4: with ``m = max(2c_γ + c_ηu + c_ηw, 2c_γ + c_d + max(c_ηw + c_u, c_ηu + c_w))``,
+    Xu & Ziyin §4 (docs/theory.md (2.16)–(2.18)): with
+    ``m = max(2c_γ + c_ηu + c_ηw, 2c_γ + c_d + max(c_ηw + c_u, c_ηu + c_w))``,
     m < 0 is frozen (t_c → ∞), m > 0 unstable (t_c → 0); at m = 0 the model is in the kernel
     phase iff P/Q → 1 and the initialisation term strictly dominates (their eq. 19), else it
     learns features. Reproduces their Table 1 (the "lazy" column with ``zero_output_init``).
@@ -677,10 +681,11 @@ def width_sweep(
     seed : the layers are ``gaussian_init(d, d₀, σ_u, σ_w, seed)`` — for every row the same
         standard-normal draw per width, scaled by the row's σ_u, σ_w.
 
-    Values are the exact solution's t → ∞ limit (A(∞) = α₊; :func:`exact` at t ≫ t_c gives the
-    same to rounding). Both learning rates are d^{c_η}: a common learning rate only rescales
-    time, so it sets ``t_c`` but not the limits. The relative NTK change is written as a
-    product, ``∝ (y − f₀)(y + f₀)``, so it keeps its relative accuracy however small it is.
+    Values are the exact solution's t → ∞ limit (docs/theory.md (2.19); A(∞) = α₊;
+    :func:`exact` at t ≫ t_c gives the same to rounding). Both learning rates are d^{c_η}: a
+    common learning rate only rescales time, so it sets ``t_c`` but not the limits. The
+    relative NTK change is written as a product, ``∝ (y − f₀)(y + f₀)``, so it keeps its
+    relative accuracy however small it is.
     Row × width arrays are computed together; only the Gaussian draws loop over widths.
     """
     widths = np.atleast_1d(as_array("widths", widths, ndim=(0, 1)))

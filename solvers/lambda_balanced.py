@@ -122,7 +122,8 @@ class LambdaBalancedTrajectory:
 
     @cached_property
     def ntk(self) -> np.ndarray:
-        """(T, dₒdᵢ, dₒdᵢ) NTK on the whitened basis, ``W₂W₂ᵀ ⊗ I + I ⊗ W₁ᵀW₁`` (row-major vec)."""
+        """(T, dₒdᵢ, dₒdᵢ) NTK on the whitened basis, ``W₂W₂ᵀ ⊗ I + I ⊗ W₁ᵀW₁`` (row-major vec;
+        docs/theory.md (3.20))."""
         d_out, d_in = self.sigma_yx.shape
         return np.einsum("tab,ij->taibj", self.rsm_out, np.eye(d_in)).reshape(
             -1, d_out * d_in, d_out * d_in
@@ -132,7 +133,7 @@ class LambdaBalancedTrajectory:
 
     @cached_property
     def kernel_distance(self) -> np.ndarray:
-        """(T,) ``S(0, t)`` of the NTK (see :func:`_kernel_distance`)."""
+        """(T,) ``S(0, t)`` of the NTK (see :func:`_kernel_distance`; docs/theory.md (3.20))."""
         return _kernel_distance(
             self.W2_0 @ self.W2_0.T, self.W1_0.T @ self.W1_0, self.rsm_out, self.rsm_in
         )
@@ -426,8 +427,8 @@ def task_aligned_init(
     """λ-balanced weights aligned with the task's singular vectors (Saxe et al. 2014).
 
     With ``Σyx = U S Vᵀ``: ``W₁ = R diag(a) V_hᵀ``, ``W₂ = U_h diag(b) Rᵀ``, ``ab = s₀`` and
-    ``b² − a² = λ``; R is the identity or, with ``rotation_seed``, a random rotation. Each mode's
-    singular value then follows ``s' = √(λ² + 4s²)(σ − s)`` (see
+    ``b² − a² = λ`` (docs/theory.md (3.23)); R is the identity or, with ``rotation_seed``, a
+    random rotation. Each mode's singular value then follows ``s' = √(λ² + 4s²)(σ − s)`` (see
     :func:`aligned_singular_values`). Needs ``hidden ≤ min(dᵢ, dₒ)``.
     """
     sigma_yx = as_array("sigma_yx", sigma_yx, ndim=2)
@@ -513,7 +514,7 @@ def random_task(d_in: int, d_out: int, seed: int | None = 0) -> np.ndarray:
 
 
 def shape_kind(d_in: int, hidden: int, d_out: int) -> str:
-    """The architecture's name, as in Dominé et al. §6 / Fig. 5A.
+    """The architecture's name, as in Dominé et al. §6 / Fig. 5A (docs/theory.md (3.22)).
 
     "funnel" (dᵢ > h ≥ dₒ), "square" (dᵢ = h = dₒ), "inverted funnel" (dᵢ ≤ h < dₒ) or "other".
     """
