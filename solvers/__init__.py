@@ -1,7 +1,7 @@
 """Exact learning dynamics of small linear networks, lazy and rich.
 
 Four models, each with the exact solution of its gradient flow and a plain numpy
-gradient-descent simulation with the same result type (see ``SPEC §5``):
+gradient-descent simulation with the same result type (see docs/theory.md §5.4):
 
 * :mod:`solvers.single_neuron` — one hidden neuron, conserved δ (Kunin et al.);
 * :mod:`solvers.finite_width` — finite width, one-dimensional data (Xu & Ziyin);

@@ -1,6 +1,7 @@
 """The discrete gradient-descent loop shared by every model.
 
-SPEC convention: ``θ ← θ − lr·η_θ ∂L/∂θ``; step k is reported at time ``t = k·lr`` so that
+Convention (docs/theory.md (0.2)): ``θ ← θ − lr·η_θ ∂L/∂θ``; step k is reported at time
+``t = k·lr`` so that
 gradient descent tends to the exact flow as lr → 0. A run whose parameters stop being finite,
 or grow past :data:`DIVERGENCE_LIMIT`, is stopped and the step is reported; the caller never
 receives NaN/inf arrays.

@@ -1,7 +1,7 @@
 """Closed-form evaluation of the Riccati flow ``Q' = F Q − ½ Q Qᵀ Q`` (F symmetric).
 
-Every model in this package reduces to it (SPEC §1, §3; Dominé et al. Thm 4.3; Kunin et al.
-App. A.2): its solution is
+Every model in this package reduces to it (docs/theory.md (0.4)–(0.7), (1.8), (3.3); Dominé et
+al. Thm 4.3; Kunin et al. App. A.2): its solution is
 
     Q Qᵀ(t) = e^{Ft} Q₀ [I + Q₀ᵀ (∫₀ᵗ e^{2Fs} ds) Q₀]⁻¹ Q₀ᵀ e^{Ft}.
 
@@ -15,7 +15,8 @@ accuracy once the bracketed matrix becomes ill-conditioned. Two evaluators avoid
   subtracts two multiples of t. Exact to rounding for any t (checked to t = 1e308).
 * :class:`MatrixRiccati` — several columns (λ-balanced). The flow is a semigroup and the closed
   form is exact from any state, so it is restarted — every ``6/max|f|`` at first — carrying a
-  factor of ``Q Qᵀ`` through the Cholesky factor of the small h×h matrix (SPEC §3). The factor is
+  factor of ``Q Qᵀ`` through the Cholesky factor of the small h×h matrix (docs/theory.md (3.7)–
+  (3.9)). The factor is
   kept lower-trapezoidal in rate order and its columns scaled by their own growth, so a step
   stays exact while fast modes grow by e^{fτ} and slow ones crawl; the step then doubles as long
   as one double step agrees with two single ones, so slow (even algebraic) tails cost O(log t)
@@ -24,10 +25,10 @@ accuracy once the bracketed matrix becomes ill-conditioned. Two evaluators avoid
   over many decades, watched far beyond the slow ones) is refused with a ValueError.
 * :class:`DecayingForm` — several columns, restart-free: when the initial factor's component on
   the h fastest modes of F is invertible and the fastest h rates are positive, the same closed
-  form can be rewritten with only decaying exponentials (docs/theory.md, "λ-balanced:
-  restart-free closed form"; Dominé et al. App. B.5). Every time is then one array expression,
-  and a bound on the condition number, formed along the way, says where it is as exact as the
-  march; :meth:`MatrixRiccati.factors` uses it there and marches elsewhere.
+  form can be rewritten with only decaying exponentials (docs/theory.md (3.10)–(3.18),
+  "λ-balanced: restart-free closed form"; Dominé et al. App. B.5). Every time is then one array
+  expression, and a bound on the condition number, formed along the way, says where it is as
+  exact as the march; :meth:`MatrixRiccati.factors` uses it there and marches elsewhere.
 """
 
 from __future__ import annotations
@@ -46,7 +47,8 @@ __all__ = [
 
 
 def growth_integral(rates: np.ndarray, t: np.ndarray) -> np.ndarray:
-    """``h(f, t) = ∫₀ᵗ e^{2fs} ds = expm1(2ft)/(2f)`` (t at f = 0), broadcasting f against t."""
+    """``h(f, t) = ∫₀ᵗ e^{2fs} ds = expm1(2ft)/(2f)`` (t at f = 0), broadcasting f against t
+    (docs/theory.md (0.6))."""
     rates = np.asarray(rates, dtype=np.float64)
     t = np.asarray(t, dtype=np.float64)
     zero = rates == 0.0
@@ -56,7 +58,8 @@ def growth_integral(rates: np.ndarray, t: np.ndarray) -> np.ndarray:
 
 
 def log_growth_integral(rates: np.ndarray, t: np.ndarray) -> np.ndarray:
-    """``log h(f, t)`` without overflow (−inf at t = 0), broadcasting f against t."""
+    """``log h(f, t)`` without overflow (−inf at t = 0), broadcasting f against t (docs/theory.md
+    (0.6))."""
     rates = np.asarray(rates, dtype=np.float64)
     t = np.asarray(t, dtype=np.float64)
     exponent = 2.0 * rates * t
@@ -70,7 +73,8 @@ def log_growth_integral(rates: np.ndarray, t: np.ndarray) -> np.ndarray:
 
 
 def rank_one_coefficients(coefficients: np.ndarray, rates: np.ndarray, t: np.ndarray) -> np.ndarray:
-    """Coefficients of the one-column Riccati solution in the eigenbasis of F.
+    """Coefficients of the one-column Riccati solution in the eigenbasis of F (docs/theory.md
+    (0.7); evaluated as in (1.11)).
 
     Given ``q₀ = Σ_j c_j o_j`` with ``F o_j = f_j o_j`` (o_j orthonormal), returns the array
     ``s`` of shape (T, J) with ``q(t) = Σ_j s[:, j] o_j``, i.e.
@@ -162,7 +166,8 @@ def unstable_margins(rates: np.ndarray, initial: np.ndarray) -> np.ndarray:
 
 
 class MatrixRiccati:
-    """Exact solution of ``Q' = F Q − ½ Q Qᵀ Q`` for an n×h matrix Q, evaluated at any times.
+    """Exact solution of ``Q' = F Q − ½ Q Qᵀ Q`` for an n×h matrix Q, evaluated at any times
+    (docs/theory.md (0.5), (3.6)–(3.18)).
 
     Factorises F once (``eigh``); :meth:`factors` then returns, for each requested time, an
     n×h matrix X(t) with ``X Xᵀ = Q Qᵀ(t)`` to rounding (X equals Q up to an h×h rotation);
@@ -195,7 +200,7 @@ class MatrixRiccati:
 
     def triangularise(self, state: np.ndarray) -> np.ndarray:
         """The same QQᵀ from a factor that is lower-trapezoidal when its rows are ordered by
-        decreasing rate (an h×h rotation, via QR).
+        decreasing rate (an h×h rotation, via QR; docs/theory.md (3.8)).
 
         Then the fastest growing mode lives in the first column only — with exact zeros, not
         rounding noise, elsewhere — so its growth e^{2fτ} enters a single pivot of the h×h
@@ -210,7 +215,8 @@ class MatrixRiccati:
         return result
 
     def unstable_margin(self) -> float:
-        """How far the initial state is from the stable manifold of a saddle.
+        """How far the initial state is from the stable manifold of a saddle (docs/theory.md
+        (3.19)).
 
         The smallest relevant singular value of the initial state's projection onto the growing
         eigenspace of F, relative to the size (spectral norm) of the whole initial state. Near
@@ -229,7 +235,8 @@ class MatrixRiccati:
     def advance(
         self, state: np.ndarray, length: np.ndarray | float, top: np.ndarray | None = None
     ) -> np.ndarray:
-        """One closed-form step of ``length`` from ``state``; works on stacks (…, n, h).
+        """One closed-form step of ``length`` from ``state``; works on stacks (…, n, h)
+        (docs/theory.md (3.7)).
 
         ``X' = E Z L⁻ᵀ`` with ``LLᵀ = G = I + Zᵀ D Z`` (E = e^{Fτ}, D = ∫₀^τ e^{2Fs}ds), so that
         ``X'X'ᵀ = E Z G⁻¹ Zᵀ E``. Each column j is scaled by e^{g_j τ}, g_j the fastest rate in
@@ -277,7 +284,8 @@ class MatrixRiccati:
             return np.full_like(state, np.nan)
 
     def factors(self, t: np.ndarray) -> np.ndarray:
-        """Factors X(t) of shape (T, n, h) in the original coordinates.
+        """Factors X(t) of shape (T, n, h) in the original coordinates (policy: docs/theory.md
+        (3.18)).
 
         Every time where :class:`DecayingForm` applies and is well conditioned comes from that
         restart-free form in one array expression; the others (near a saddle, zero rates) from
@@ -379,7 +387,8 @@ class _March:
 
 def scaled_growth_root(rates: np.ndarray, t: np.ndarray) -> np.ndarray:
     """``√(h(m, t)·e^{−2 max(m, 0) t})`` with ``h(m, t) = ∫₀ᵗ e^{2ms} ds``: the bounded part of
-    ``√h``, equal to ``√((1 − e^{−2|m|t})/(2|m|))`` for either sign of m (√t at m = 0).
+    ``√h``, equal to ``√((1 − e^{−2|m|t})/(2|m|))`` for either sign of m (√t at m = 0);
+    docs/theory.md (3.13).
 
     Where ``x = 2|m|t ≤ 1`` it is taken as ``√(t·(1 − e^{−x})/x)``, which stays right when x
     underflows (rates within rounding of zero); nothing overflows for any finite t.
@@ -404,9 +413,9 @@ class DecayingForm:
         K(t) = e^{Nt} K₀ e^{−Pt},
         M(t) = D(t) + e^{−Pt} (Rᵀ R + K₀ᵀ H_N(t) K₀) e^{−Pt},
 
-    ``D = diag((1 − e^{−2pt})/(2p))``, ``H_N = diag(h(m_i, t))`` (see docs/theory.md,
-    "λ-balanced: restart-free closed form"; Dominé et al. Thm B.5 rearrange their Thm 4.3 in
-    the same spirit, assuming an invertible initial overlap). Every
+    ``D = diag((1 − e^{−2pt})/(2p))``, ``H_N = diag(h(m_i, t))`` (see docs/theory.md
+    (3.10)–(3.16), "λ-balanced: restart-free closed form"; Dominé et al. Thm B.5 rearrange their
+    Thm 4.3 in the same spirit, assuming an invertible initial overlap). Every
     exponential decays or is bounded: ``e^{(m_i − p_j)t} ≤ 1`` and ``h(m_i, t) e^{−2p_j t}``
     stays O(1/p) even for growing slow modes. So one array expression evaluates any set of
     times. ``M = VᵀV`` with ``V = [D^{1/2}; R e^{−Pt}; H_N^{1/2} K₀ e^{−Pt}]``; V is factored
@@ -462,9 +471,9 @@ class DecayingForm:
         self, t: np.ndarray, cells: np.ndarray | None = None
     ) -> tuple[np.ndarray, np.ndarray]:
         """Factors X(t) (C, T, n, h) in the original coordinates (X Xᵀ = Q Qᵀ(t)) and, per
-        time, a bound on the condition number κ of the evaluation (C, T); inf for flows
-        where the form does not apply. ``t`` is (T,) or (C, T); ``cells`` (C,) picks flows of
-        the stack (default: all of them)."""
+        time, a bound on the condition number κ of the evaluation (C, T; docs/theory.md (3.14),
+        (3.15)); inf for flows where the form does not apply. ``t`` is (T,) or (C, T); ``cells``
+        (C,) picks flows of the stack (default: all of them)."""
         cells = np.arange(self.fast.shape[0]) if cells is None else np.asarray(cells)
         hidden, size = self.fast.shape[1], self.basis.shape[-1]
         t = np.broadcast_to(np.asarray(t, dtype=np.float64), (cells.size, np.shape(t)[-1]))

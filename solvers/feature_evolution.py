@@ -5,8 +5,8 @@ Residual ``Δ ∈ ℝᴾ`` (Δ(0) = −y: zero initial output), features Ψ with
 
     Δ' = −η K Δ,   Ψ' = γη Ψ Δ Δᵀ,
 
-so ``C = γΔΔᵀ + K`` is conserved (their eq. 9) and ``K(∞) = K₀ + γyyᵀ``. Exact solution (SPEC §4):
-with ``C = O diag(c) Oᵀ``,
+so ``C = γΔΔᵀ + K`` is conserved (their eq. 9) and ``K(∞) = K₀ + γyyᵀ``. Exact solution
+(docs/theory.md (4.5)): with ``C = O diag(c) Oᵀ``,
 
     Δ(t) = e^{−ηCt}Δ₀ / √(1 − 2ηγ Δ₀ᵀ(∫₀ᵗ e^{−2ηCs} ds)Δ₀).
 
@@ -76,7 +76,8 @@ class FeatureEvolutionTrajectory:
 
     @cached_property
     def K(self) -> np.ndarray:
-        """(T, P, P) kernel; on the exact flow ``K(t) = K₀ + γ(yyᵀ − ΔΔᵀ)`` (conservation of C)."""
+        """(T, P, P) kernel; on the exact flow ``K(t) = K₀ + γ(yyᵀ − ΔΔᵀ)`` (conservation of C,
+        docs/theory.md (4.3))."""
         if self.recorded_K is not None:
             return self.recorded_K
         outer = np.einsum("ti,tj->tij", self.residual, self.residual)
@@ -84,7 +85,8 @@ class FeatureEvolutionTrajectory:
 
     @cached_property
     def alignment(self) -> np.ndarray:
-        """(T,) kernel–target alignment ``A(K(t), y) = yᵀKy/(‖K‖_F‖y‖²)`` (their eq. 2)."""
+        """(T,) kernel–target alignment ``A(K(t), y) = yᵀKy/(‖K‖_F‖y‖²)`` (their eq. 2;
+        docs/theory.md (4.1), (4.8))."""
         if self.recorded_K is not None:
             return kernel_target_alignment(self.recorded_K, self.y)
         # K = K₀ + γE, E = yyᵀ − ΔΔᵀ: O(P²) per time point through a few scalars.
@@ -170,7 +172,8 @@ def _asymptotic_denominator(K0: np.ndarray, y: np.ndarray, gamma: float, direct:
 def exact(
     K0: np.ndarray, y: np.ndarray, t: np.ndarray, *, eta: float = 1.0, gamma: float = 1.0
 ) -> FeatureEvolutionTrajectory:
-    """Exact optimal-feature-evolution dynamics from zero output (Shan & Bordelon §4, SPEC §4).
+    """Exact optimal-feature-evolution dynamics from zero output (Shan & Bordelon §4;
+    docs/theory.md (4.5)–(4.7)).
 
     Parameters
     ----------
@@ -255,7 +258,7 @@ def kernel_gradient_descent(
     K0: np.ndarray, y: np.ndarray, t: np.ndarray, *, eta: float = 1.0
 ) -> FeatureEvolutionTrajectory:
     """Kernel gradient descent with the fixed kernel K₀ (γ = 0): ``Δ(t) = −e^{−ηK₀t} y``
-    (Shan & Bordelon §2: ``L_t = Σ_k e^{−2ηλ_k t}(u_kᵀy)²``)."""
+    (Shan & Bordelon §2: ``L_t = Σ_k e^{−2ηλ_k t}(u_kᵀy)²``; docs/theory.md (4.10))."""
     return exact(K0, y, t, eta=eta, gamma=0.0)
 
 
@@ -274,7 +277,7 @@ def gradient_descent(
 
     ``Δ ← Δ − lr·η K Δ`` and ``Ψ ← Ψ(I + lr·γη ΔΔᵀ)``, i.e.
     ``K ← (I + lr·γηΔΔᵀ) K (I + lr·γηΔΔᵀ)`` — the Euler step of their eq. (8), kept positive
-    semi-definite. Stores K at every recorded step.
+    semi-definite (docs/theory.md (4.11)). Stores K at every recorded step.
     """
     K0, y, eta, gamma = _check(K0, y, eta, gamma)
 
@@ -300,14 +303,15 @@ def gradient_descent(
 
 
 def final_kernel(K0: np.ndarray, y: np.ndarray, gamma: float) -> np.ndarray:
-    """``K_∞ = C = K₀ + γyyᵀ`` (their eq. 10)."""
+    """``K_∞ = C = K₀ + γyyᵀ`` (their eq. 10; docs/theory.md (4.3))."""
     K0, y, _, gamma = _check(K0, y, 1.0, gamma)
     return K0 + gamma * np.outer(y, y)
 
 
 @guard_overflow
 def final_alignment(K0: np.ndarray, y: np.ndarray, gamma: float) -> float:
-    """``A_∞ = (γ‖y‖⁴ + yᵀK₀y)/(‖K₀ + γyyᵀ‖_F ‖y‖²)`` (their eq. 11); → 1 as γ → ∞."""
+    """``A_∞ = (γ‖y‖⁴ + yᵀK₀y)/(‖K₀ + γyyᵀ‖_F ‖y‖²)`` (their eq. 11; docs/theory.md (4.9)); → 1
+    as γ → ∞."""
     K0, y, _, gamma = _check(K0, y, 1.0, gamma)
     y_sq = float(y @ y)
     y_k0_y = float(y @ K0 @ y)
@@ -317,7 +321,7 @@ def final_alignment(K0: np.ndarray, y: np.ndarray, gamma: float) -> float:
 
 def top_eigenvector_overlap(K0: np.ndarray, y: np.ndarray, gamma: float) -> float:
     """``|u₁ᵀy|/‖y‖`` for the top eigenvector u₁ of K_∞ (their Fig. 2C: a sharp rise past a
-    threshold γ*)."""
+    threshold γ*; docs/theory.md (4.12), (4.14))."""
     kernel = final_kernel(K0, y, gamma)
     _, vectors = scipy.linalg.eigh(kernel, check_finite=False)
     return float(abs(vectors[:, -1] @ y) / np.linalg.norm(y))
@@ -442,8 +446,9 @@ def gamma_sweep(K0: np.ndarray, y: np.ndarray, gammas: np.ndarray) -> GammaSweep
     y : (P,) non-zero targets.
     gammas : (G,) feature-learning rates γ ≥ 0, at most 400.
 
-    One eigendecomposition of K₀ = V diag(λ) Vᵀ serves every γ: with v = Vᵀy the top eigenvalue
-    of ``K₀ + γyyᵀ`` is ``λ₁ + x``, x the root of ``γ Σ v_k²/(x + λ₁ − λ_k) = 1``, and
+    One eigendecomposition of K₀ = V diag(λ) Vᵀ serves every γ (docs/theory.md (4.12)–(4.13)):
+    with v = Vᵀy the top eigenvalue of ``K₀ + γyyᵀ`` is ``λ₁ + x``, x the root of
+    ``γ Σ v_k²/(x + λ₁ − λ_k) = 1``, and
     ``u₁ ∝ Σ v_k/(x + λ₁ − λ_k) e_k`` — O(P) per γ instead of an O(P³) eigendecomposition.
     A_∞ is :func:`final_alignment`'s formula from three scalars. Each value equals the
     single-γ functions to ~1e-13 (the eigenvector's own conditioning, ε‖K‖/gap, aside).

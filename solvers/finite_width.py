@@ -7,8 +7,8 @@ reduces to it, their Prop. 1), loss ``L = (f(x) − y)²``, learning rates η_u,
 With ``ρ = ‖x‖``, ``hᵢ = wᵢ·x``, ``pᵢ = (√η_u hᵢ + √η_w ρ uᵢ)/(2ρ)``,
 ``qᵢ = (√η_u hᵢ − √η_w ρ uᵢ)/(2ρ)`` the flow is ``pᵢ(t) = pᵢ(0)√A(t)``, ``qᵢ(t) = qᵢ(0)/√A(t)``
 where A solves the scalar Riccati equation ``A' = −4γ²dρ²(P A² − Q) + 4√(η_uη_w)γρy A``,
-``A(0) = 1`` (P, Q = mean pᵢ(0)², mean qᵢ(0)²). SPEC §2 gives its solution in the paper's form
-(eqs. 8–11 with the misprints corrected); here it is rewritten as
+``A(0) = 1`` (P, Q = mean pᵢ(0)², mean qᵢ(0)²). docs/theory.md (2.5)–(2.7) gives its solution in
+the paper's form (eqs. 8–11 with the misprints corrected); here it is rewritten as (2.8)–(2.9)
 
     A(t) = [w₊ + w₋ e^{−4t/t_c} + g_Q φ(t)] / [w₋ + w₊ e^{−4t/t_c} + g_P φ(t)],
     φ(t) = t_c (1 − e^{−4t/t_c}) / 2,   g_P = 2γ²dρ²P,   g_Q = 2γ²dρ²Q,
@@ -105,7 +105,8 @@ class FiniteWidthTrajectory:
 
     @cached_property
     def W(self) -> np.ndarray:
-        """(T, d, d₀) first layer. Only the component along x ever moves (Theorem 1)."""
+        """(T, d, d₀) first layer. Only the component along x ever moves (Theorem 1;
+        docs/theory.md (2.10))."""
         if self.recorded_W is not None:
             return self.recorded_W
         change = self.hidden - self.hidden0
@@ -123,7 +124,7 @@ class FiniteWidthTrajectory:
 
     @cached_property
     def zeta(self) -> np.ndarray:
-        """(T,) layer alignment ``ζ = uᵀ(W x̂)/(‖u‖‖W x̂‖)`` (their eq. 14)."""
+        """(T,) layer alignment ``ζ = uᵀ(W x̂)/(‖u‖‖W x̂‖)`` (their eq. 14; docs/theory.md (2.14))."""
         return layer_alignment(self.u, self.hidden)
 
     @cached_property
@@ -148,7 +149,7 @@ class FiniteWidthTrajectory:
     @cached_property
     def ntk(self) -> np.ndarray:
         """(T,) ``K(x, x; t) = γ²(η_u‖W x‖² + η_w‖u‖²‖x‖²)`` (their eq. 13, learning rates
-        corrected as in SPEC §2), so that ``df/dt = −2K(f − y)``."""
+        corrected as in docs/theory.md (2.12)), so that ``df/dt = −2K(f − y)``."""
         return self._ntk_initial + self._ntk_change_signed
 
     @cached_property
@@ -167,7 +168,8 @@ class FiniteWidthTrajectory:
 
     @cached_property
     def kernel_distance(self) -> np.ndarray:
-        """(T,) ``S(0, t)`` of ``M(t) = γ²(η_u WᵀW + η_w‖u‖² I_{d₀})`` (0 when d₀ = 1)."""
+        """(T,) ``S(0, t)`` of ``M(t) = γ²(η_u WᵀW + η_w‖u‖² I_{d₀})`` (0 when d₀ = 1;
+        docs/theory.md (2.13))."""
         if self.recorded_W is not None:
             gram = np.einsum("tij,tik->tjk", self.recorded_W, self.recorded_W)
             norms = np.sum(self.u**2, axis=1)
@@ -314,7 +316,7 @@ def exact(
     eta_u: float = 1.0,
     eta_w: float = 1.0,
 ) -> FiniteWidthTrajectory:
-    """Exact gradient flow of the finite-width network (Xu & Ziyin Theorem 1, SPEC §2).
+    """Exact gradient flow of the finite-width network (Xu & Ziyin Theorem 1; docs/theory.md §2).
 
     Parameters
     ----------
@@ -385,8 +387,9 @@ def gradient_descent(
 ) -> FiniteWidthTrajectory:
     """Gradient descent on ``L = (γ uᵀW x − y)²`` over the full (u, W), step k at t = k·lr.
 
-    The discrete counterpart of Xu & Ziyin's flow (their eqs. 2–3), with SPEC §5's convention
-    ``θ ← θ − lr·η_θ ∂L/∂θ``; a run that diverges stops and reports ``diverged_at``.
+    The discrete counterpart of Xu & Ziyin's flow (their eqs. 2–3), with the convention
+    ``θ ← θ − lr·η_θ ∂L/∂θ`` of docs/theory.md (0.2); a run that diverges stops and reports
+    ``diverged_at``.
     """
     u0, W0, x, y, gamma, eta_u, eta_w = _check(u0, W0, x, y, gamma, eta_u, eta_w)
     k = _constants(u0, W0, x, y, gamma, eta_u, eta_w)
@@ -450,7 +453,8 @@ def phase_terms(
     zero_output_init: bool = False,
     independent_init: bool = True,
 ) -> PhaseTerms:
-    """Exponents deciding the scaling phase (Xu & Ziyin §4, eq. 18, Theorem 2)."""
+    """Exponents deciding the scaling phase (Xu & Ziyin §4, eq. 18, Theorem 2; docs/theory.md
+    (2.16), (2.18))."""
     values = [
         as_finite_scalar(name, value)
         for name, value in (
@@ -488,7 +492,8 @@ def phase(
 ) -> str:
     """Scaling phase as κ → ∞: "kernel", "feature learning", "frozen" or "unstable".
 
-    Xu & Ziyin §4: with ``m = max(2c_γ + c_ηu + c_ηw, 2c_γ + c_d + max(c_ηw + c_u, c_ηu + c_w))``,
+    Xu & Ziyin §4 (docs/theory.md (2.16)–(2.18)): with
+    ``m = max(2c_γ + c_ηu + c_ηw, 2c_γ + c_d + max(c_ηw + c_u, c_ηu + c_w))``,
     m < 0 is frozen (t_c → ∞), m > 0 unstable (t_c → 0); at m = 0 the model is in the kernel
     phase iff P/Q → 1 and the initialisation term strictly dominates (their eq. 19), else it
     learns features. Reproduces their Table 1 (the "lazy" column with ``zero_output_init``).
@@ -676,10 +681,11 @@ def width_sweep(
     seed : the layers are ``gaussian_init(d, d₀, σ_u, σ_w, seed)`` — for every row the same
         standard-normal draw per width, scaled by the row's σ_u, σ_w.
 
-    Values are the exact solution's t → ∞ limit (A(∞) = α₊; :func:`exact` at t ≫ t_c gives the
-    same to rounding). Both learning rates are d^{c_η}: a common learning rate only rescales
-    time, so it sets ``t_c`` but not the limits. The relative NTK change is written as a
-    product, ``∝ (y − f₀)(y + f₀)``, so it keeps its relative accuracy however small it is.
+    Values are the exact solution's t → ∞ limit (docs/theory.md (2.19); A(∞) = α₊;
+    :func:`exact` at t ≫ t_c gives the same to rounding). Both learning rates are d^{c_η}: a
+    common learning rate only rescales time, so it sets ``t_c`` but not the limits. The
+    relative NTK change is written as a product, ``∝ (y − f₀)(y + f₀)``, so it keeps its
+    relative accuracy however small it is.
     Row × width arrays are computed together; only the Gaussian draws loop over widths.
     """
     widths = np.atleast_1d(as_array("widths", widths, ndim=(0, 1)))
@@ -732,7 +738,8 @@ def width_sweep(
     sigma_u = width ** (0.5 * c_u[:, None])
     sigma_w = width ** (0.5 * c_w[:, None])
 
-    # Σp², Σq², Σpq of pᵢ, qᵢ = (√η hᵢ ± √η ρ uᵢ)/(2ρ) with u = σ_u g, h = σ_w G x (SPEC §2).
+    # Σp², Σq², Σpq of pᵢ, qᵢ = (√η hᵢ ± √η ρ uᵢ)/(2ρ) with u = σ_u g, h = σ_w G x
+    # (docs/theory.md (2.2)).
     wide, tall = sigma_w**2 * hh, (rho * sigma_u) ** 2 * gg
     mixed = 2 * rho * sigma_u * sigma_w * gh
     factor = eta / (4 * rho**2)

@@ -6,15 +6,15 @@ dynamics in deep linear networks*, Theorem 4.3).
 The balance ``W₂ᵀW₂ − W₁W₁ᵀ = λI_h`` is conserved; λ is the relative scale (λ > 0: large
 read-out, like δ > 0 for the single neuron).
 
-Exact solution (SPEC §3): ``Q = [W₁ᵀ; W₂]`` obeys ``Q' = FQ − ½QQᵀQ`` with
+Exact solution (docs/theory.md (3.3)–(3.5)): ``Q = [W₁ᵀ; W₂]`` obeys ``Q' = FQ − ½QQᵀQ`` with
 ``F = [[−λ/2·I, Σyxᵀ], [Σyx, λ/2·I]]``; ``QQᵀ(t)`` holds the input similarity ``W₁ᵀW₁``, the
 network function ``W₂W₁`` and the output similarity ``W₂W₂ᵀ``. It is evaluated by
 :class:`solvers._riccati.MatrixRiccati` (the one-shot formula loses all accuracy by t ≈ 8 when
 growth rates differ widely: its h×h matrix reaches condition number 1e16): wherever it is well
 conditioned — generic starts with λ ≠ 0 or a task of rank ≥ h — by a restart-free form with
-only decaying exponentials, all times in one array expression (docs/theory.md, "λ-balanced:
-restart-free closed form"); elsewhere (near a saddle, zero rates) by restarting the closed form
-from intermediate states, which stays exact at long horizons.
+only decaying exponentials, all times in one array expression (docs/theory.md (3.10)–(3.18),
+"λ-balanced: restart-free closed form"); elsewhere (near a saddle, zero rates) by restarting the
+closed form from intermediate states (3.7)–(3.9), which stays exact at long horizons.
 """
 
 from __future__ import annotations
@@ -122,7 +122,8 @@ class LambdaBalancedTrajectory:
 
     @cached_property
     def ntk(self) -> np.ndarray:
-        """(T, dₒdᵢ, dₒdᵢ) NTK on the whitened basis, ``W₂W₂ᵀ ⊗ I + I ⊗ W₁ᵀW₁`` (row-major vec)."""
+        """(T, dₒdᵢ, dₒdᵢ) NTK on the whitened basis, ``W₂W₂ᵀ ⊗ I + I ⊗ W₁ᵀW₁`` (row-major vec;
+        docs/theory.md (3.20))."""
         d_out, d_in = self.sigma_yx.shape
         return np.einsum("tab,ij->taibj", self.rsm_out, np.eye(d_in)).reshape(
             -1, d_out * d_in, d_out * d_in
@@ -132,7 +133,7 @@ class LambdaBalancedTrajectory:
 
     @cached_property
     def kernel_distance(self) -> np.ndarray:
-        """(T,) ``S(0, t)`` of the NTK (see :func:`_kernel_distance`)."""
+        """(T,) ``S(0, t)`` of the NTK (see :func:`_kernel_distance`; docs/theory.md (3.20))."""
         return _kernel_distance(
             self.W2_0 @ self.W2_0.T, self.W1_0.T @ self.W1_0, self.rsm_out, self.rsm_in
         )
@@ -173,7 +174,8 @@ def _kernel_products(
 
 
 def _flow(W1_0: np.ndarray, W2_0: np.ndarray, sigma_yx: np.ndarray, lam: float) -> MatrixRiccati:
-    """The Riccati flow of SPEC §3: ``F = [[−λ/2·I, Σyxᵀ], [Σyx, λ/2·I]]``, ``Q₀ = [W₁ᵀ; W₂]``."""
+    """The Riccati flow of docs/theory.md (3.3): ``F = [[−λ/2·I, Σyxᵀ], [Σyx, λ/2·I]]``,
+    ``Q₀ = [W₁ᵀ; W₂]``."""
     d_out, d_in = sigma_yx.shape
     generator = np.block(
         [[-0.5 * lam * np.eye(d_in), sigma_yx.T], [sigma_yx, 0.5 * lam * np.eye(d_out)]]
@@ -184,7 +186,8 @@ def _flow(W1_0: np.ndarray, W2_0: np.ndarray, sigma_yx: np.ndarray, lam: float) 
 def balance(W1: np.ndarray, W2: np.ndarray) -> tuple[float, float]:
     """``(λ, relative deviation)`` of ``W₂ᵀW₂ − W₁W₁ᵀ`` from ``λ I`` (λ = its mean eigenvalue).
 
-    The λ-balance of Dominé et al. (their Def. 4.1, SPEC §3), conserved by gradient flow.
+    The λ-balance of Dominé et al. (their Def. 4.1; docs/theory.md (3.2)), conserved by gradient
+    flow.
     """
     W1 = as_array("W1", W1, ndim=2)
     W2 = as_array("W2", W2, ndim=2, shape=(None, W1.shape[0]))
@@ -220,7 +223,7 @@ def _check(W1_0, W2_0, sigma_yx):
 def exact(
     W1_0: np.ndarray, W2_0: np.ndarray, sigma_yx: np.ndarray, t: np.ndarray
 ) -> LambdaBalancedTrajectory:
-    """Exact gradient flow of a λ-balanced network (Dominé et al. Thm 4.3, SPEC §3).
+    """Exact gradient flow of a λ-balanced network (Dominé et al. Thm 4.3; docs/theory.md §3).
 
     Parameters
     ----------
@@ -273,7 +276,7 @@ def gradient_descent(
     every: int = 1,
 ) -> LambdaBalancedTrajectory:
     """Gradient descent ``W₁ += lr·W₂ᵀE``, ``W₂ += lr·E W₁ᵀ`` (E = Σyx − W₂W₁), step k at t = k·lr
-    — the discrete counterpart of Dominé et al.'s flow (their eq. 2, SPEC §3).
+    — the discrete counterpart of Dominé et al.'s flow (their eq. 2; docs/theory.md (3.1), (0.2)).
 
     Any initialisation is accepted (discrete steps break the balance slightly anyway);
     ``lam`` reports the balance of the initial state.
@@ -331,7 +334,8 @@ def balanced_init(
 
     λ is the relative scale, ``scale`` the absolute one (Dominé et al. §4, App. A.4). For λ ≥ 0
     ``W₂ = O(W₁W₁ᵀ + λI)^{1/2}`` with O (dₒ×h) orthonormal, which needs ``h ≤ dₒ``; for λ < 0
-    ``W₁ = (W₂ᵀW₂ − λI)^{1/2}Pᵀ`` with P (dᵢ×h) orthonormal, which needs ``h ≤ dᵢ`` (SPEC §3).
+    ``W₁ = (W₂ᵀW₂ − λI)^{1/2}Pᵀ`` with P (dᵢ×h) orthonormal, which needs ``h ≤ dᵢ``
+    (docs/theory.md (3.21)).
     The random factor's size c solves ``c⁴‖RRᵀ‖² + |λ|c²‖R‖² = scale²``.
     """
     d_in = as_positive_int("d_in", d_in)
@@ -423,8 +427,8 @@ def task_aligned_init(
     """λ-balanced weights aligned with the task's singular vectors (Saxe et al. 2014).
 
     With ``Σyx = U S Vᵀ``: ``W₁ = R diag(a) V_hᵀ``, ``W₂ = U_h diag(b) Rᵀ``, ``ab = s₀`` and
-    ``b² − a² = λ``; R is the identity or, with ``rotation_seed``, a random rotation. Each mode's
-    singular value then follows ``s' = √(λ² + 4s²)(σ − s)`` (see
+    ``b² − a² = λ`` (docs/theory.md (3.23)); R is the identity or, with ``rotation_seed``, a
+    random rotation. Each mode's singular value then follows ``s' = √(λ² + 4s²)(σ − s)`` (see
     :func:`aligned_singular_values`). Needs ``hidden ≤ min(dᵢ, dₒ)``.
     """
     sigma_yx = as_array("sigma_yx", sigma_yx, ndim=2)
@@ -461,7 +465,7 @@ def aligned_singular_values(sigma: float, s0: float, lam: float, t: np.ndarray) 
     """Singular value s(t) of one task-aligned mode: ``s' = √(λ² + 4s²)(σ − s)``, s(0) = s0
     (Dominé et al. §5 on task-aligned starts; Saxe et al. 2014 at λ = 0).
 
-    Each mode is a scalar single neuron (SPEC §3: h = dₒ = 1, λ = δ) with
+    Each mode is a scalar single neuron (docs/theory.md (3.24): h = dₒ = 1, λ = δ) with
     ``a = b``, ``w = a`` of :func:`_aligned_pair`: sigmoidal as λ → 0 (rich), exponential
     as |λ| → ∞ (lazy). Computed with :func:`solvers.single_neuron.exact`.
     """
@@ -510,7 +514,7 @@ def random_task(d_in: int, d_out: int, seed: int | None = 0) -> np.ndarray:
 
 
 def shape_kind(d_in: int, hidden: int, d_out: int) -> str:
-    """The architecture's name, as in Dominé et al. §6 / Fig. 5A.
+    """The architecture's name, as in Dominé et al. §6 / Fig. 5A (docs/theory.md (3.22)).
 
     "funnel" (dᵢ > h ≥ dₒ), "square" (dᵢ = h = dₒ), "inverted funnel" (dᵢ ≤ h < dₒ) or "other".
     """
@@ -614,7 +618,8 @@ def _sweep_loss(function: np.ndarray, sigma_yx: np.ndarray) -> np.ndarray:
 
 
 def _admits(d_in: int, hidden: int, d_out: int, lam: float) -> bool:
-    """Whether :func:`balanced_init` can build a λ-balanced net of this shape (SPEC §3)."""
+    """Whether :func:`balanced_init` can build a λ-balanced net of this shape (docs/theory.md
+    (3.22))."""
     if lam > 0:
         return hidden <= d_out
     if lam < 0:
@@ -917,7 +922,8 @@ def lambda_sweep(
 ) -> LambdaSweep:
     """Kernel distance S(0, t) and time to learn versus λ for funnel, square and inverted-funnel
     networks — Dominé et al., *From lazy to rich*, Fig. 5B (NTK distance vs λ per architecture)
-    and App. A.4 (scale vs relative scale), with the exact matrix-Riccati flow of SPEC §3.
+    and App. A.4 (scale vs relative scale), with the exact matrix-Riccati flow of docs/theory.md
+    (3.3); the time to the threshold as in (3.25).
 
     Parameters
     ----------

@@ -1,4 +1,4 @@
-"""Metrics shared by all four models.
+"""Metrics shared by all four models (docs/theory.md §5.1).
 
 * kernel distance ``S(0, t) = 1 − ⟨K₀, K_t⟩_F / (‖K₀‖_F ‖K_t‖_F)`` — Fort et al. (2020), used as
   the lazy/rich diagnostic by Kunin et al. (§3, Fig. 1b/3c) and Dominé et al. (Fig. 5);
@@ -28,7 +28,8 @@ __all__ = [
 def kernel_distance_from_inner_products(
     inner_00: np.ndarray | float, inner_0t: np.ndarray, inner_tt: np.ndarray
 ) -> np.ndarray:
-    """Kernel distance ``S(0, t)`` from the Frobenius inner products of K₀ and K_t.
+    """Kernel distance ``S(0, t)`` from the Frobenius inner products of K₀ and K_t
+    (docs/theory.md (5.4)).
 
     Models whose kernels have structure (a Kronecker sum, a rank-one update) compute
     ``⟨K₀, K₀⟩``, ``⟨K₀, K_t⟩`` and ``⟨K_t, K_t⟩`` in O(d) per time point and never form
@@ -49,7 +50,8 @@ def kernel_distance_from_inner_products(
 def kernel_distance_from_changes(
     initial_sq: float, initial_change: np.ndarray, change_sq: np.ndarray
 ) -> np.ndarray:
-    """``S(0, t)`` from ``‖K₀‖²``, ``⟨K₀, D⟩`` and ``‖D‖²`` with ``D = K_t − K₀``.
+    """``S(0, t)`` from ``‖K₀‖²``, ``⟨K₀, D⟩`` and ``‖D‖²`` with ``D = K_t − K₀``
+    (docs/theory.md (5.3)).
 
     By Lagrange's identity ``‖K₀‖²‖K_t‖² − ⟨K₀,K_t⟩² = ‖K₀‖²‖D‖² − ⟨K₀,D⟩²``, so
 
@@ -76,7 +78,8 @@ def kernel_distance_from_changes(
 
 
 def kernel_distance(kernel_0: np.ndarray, kernels: np.ndarray) -> np.ndarray:
-    """``S(0, t)`` between one kernel matrix and a stack of kernel matrices (shape (..., n, n)).
+    """``S(0, t)`` between one kernel matrix and a stack of kernel matrices (shape (..., n, n);
+    docs/theory.md (5.2)).
 
     Computed as ``½‖K₀/‖K₀‖ − K_t/‖K_t‖‖²_F``, which equals ``1 − cos`` but keeps relative
     accuracy when the kernels barely move (the lazy regime, where S is tiny).
@@ -95,7 +98,8 @@ def kernel_distance(kernel_0: np.ndarray, kernels: np.ndarray) -> np.ndarray:
 
 
 def kernel_target_alignment(kernel: np.ndarray, target: np.ndarray) -> np.ndarray:
-    """``A(K, y) = yᵀKy / (‖K‖_F ‖y‖²)`` for a kernel (…, P, P) and target (P,)."""
+    """``A(K, y) = yᵀKy / (‖K‖_F ‖y‖²)`` for a kernel (…, P, P) and target (P,) (docs/theory.md
+    (4.1))."""
     kernel = np.asarray(kernel, dtype=np.float64)
     target = np.asarray(target, dtype=np.float64)
     quadratic = np.einsum("i,...ij,j->...", target, kernel, target)
@@ -115,7 +119,7 @@ def cosine_similarity(first: np.ndarray, second: np.ndarray) -> np.ndarray:
 
 
 def layer_alignment(u: np.ndarray, hidden: np.ndarray) -> np.ndarray:
-    """Layer alignment ``ζ = uᵀ(W x̂) / (‖u‖ ‖W x̂‖)`` (Xu & Ziyin §3.2).
+    """Layer alignment ``ζ = uᵀ(W x̂) / (‖u‖ ‖W x̂‖)`` (Xu & Ziyin §3.2; docs/theory.md (5.5)).
 
     ``hidden`` is the hidden pre-activation ``W x`` (any positive multiple of ``W x̂`` gives
     the same ζ). For input size 1 this is their ``cos(u, w)``.

@@ -5,7 +5,7 @@ The quantity ``δ = η_w a² − η_a ‖w‖²`` is conserved (Kunin et al. eq.
 (two-sheeted hyperboloid, lazy as δ → ∞), δ = 0 balanced (cone, rich), δ < 0 "downstream"
 (one-sheeted hyperboloid, delayed rich; ``a`` may change sign).
 
-Exact solution for every δ (SPEC §1): with ``q = [√η_a w; √η_w a]`` and
+Exact solution for every δ (docs/theory.md (1.8)–(1.10)): with ``q = [√η_a w; √η_w a]`` and
 ``F = [[−δ/2·I, kβ*], [kβ*ᵀ, δ/2]]``, ``k = √(η_aη_w)``,
 
     q(t) = e^{Ft} q₀ / √(1 + q₀ᵀ (∫₀ᵗ e^{2Fs} ds) q₀).
@@ -94,7 +94,8 @@ class SingleNeuronTrajectory:
 
     @cached_property
     def kernel_distance(self) -> np.ndarray:
-        """(T,) ``S(0, t)`` of the NTK ``M = η_w a² I + η_a w wᵀ`` (Kunin et al. §3)."""
+        """(T,) ``S(0, t)`` of the NTK ``M = η_w a² I + η_a w wᵀ`` (Kunin et al. §3;
+        docs/theory.md (1.5), (1.13))."""
         d = self.w.shape[1]
         ew, ea = self.eta_w, self.eta_a
         a0, w0 = self.a0, self.w0
@@ -137,7 +138,8 @@ class SingleNeuronTrajectory:
 def conserved_delta(
     a: np.ndarray | float, w: np.ndarray, *, eta_a: float = 1.0, eta_w: float = 1.0
 ) -> np.ndarray | float:
-    """``δ = η_w a² − η_a‖w‖²`` (Kunin et al. eq. 5); broadcasts over leading axes of ``w``."""
+    """``δ = η_w a² − η_a‖w‖²`` (Kunin et al. eq. 5; docs/theory.md (1.3)); broadcasts over
+    leading axes of ``w``."""
     return eta_w * np.asarray(a) ** 2 - eta_a * np.sum(np.asarray(w) ** 2, axis=-1)
 
 
@@ -210,8 +212,8 @@ def exact(
     t : times ≥ 0, any order.
     eta_a, eta_w : layer learning rates (> 0).
 
-    Uses the closed form of SPEC §1 in the eigenbasis of F, evaluated in log space so that
-    nothing overflows for any horizon or δ; accurate to rounding.
+    Uses the closed form docs/theory.md (1.9) in the eigenbasis of F (1.10), evaluated in log
+    space (1.11) so that nothing overflows for any horizon or δ; accurate to rounding.
     """
     a0, w0, beta_star, eta_a, eta_w = _check_common(a0, w0, beta_star, eta_a, eta_w)
     times = as_times(t)
@@ -250,7 +252,7 @@ def gradient_descent(
     every: int = 1,
 ) -> SingleNeuronTrajectory:
     """Discrete gradient descent ``θ ← θ − lr·η_θ ∂L/∂θ`` on ``L = ½‖a w − β*‖²``
-    (the discrete counterpart of Kunin et al.'s flow, their eq. 4).
+    (the discrete counterpart of Kunin et al.'s flow, their eq. 4; docs/theory.md (0.2), (1.2)).
 
     Step k is reported at ``t = k·lr`` (every ``every``-th step and the last). A run that
     diverges stops; ``diverged_at`` then holds the offending step.
@@ -288,7 +290,8 @@ def basin_normal(
 
     Initialisations with ``nᵀ[w₀; a₀] > 0`` converge to the ``a > 0`` branch of the minima
     manifold, ``< 0`` to the ``a < 0`` branch, ``= 0`` to the saddle at the origin
-    (Kunin et al. App. A.2.5, eq. 33; here for any learning rates: ``n = [η_a β*; ω + δ/2]``).
+    (Kunin et al. App. A.2.5, eq. 33; here for any learning rates: ``n = [η_a β*; ω + δ/2]``,
+    docs/theory.md (1.12)).
     For δ > 0 the hyperplane misses the hyperboloid and the basin is simply ``sign(a₀)``.
     """
     beta_star = as_array("beta_star", beta_star, ndim=1)
@@ -302,7 +305,8 @@ def basin_normal(
 def basin(
     a0: float, w0: np.ndarray, beta_star: np.ndarray, *, eta_a: float = 1.0, eta_w: float = 1.0
 ) -> int:
-    """Sign of ``a(∞)``: ±1 for the branch of ``a w = β*`` the flow reaches, 0 for a saddle."""
+    """Sign of ``a(∞)``: ±1 for the branch of ``a w = β*`` the flow reaches, 0 for a saddle
+    (docs/theory.md (1.12))."""
     a0, w0, beta_star, eta_a, eta_w = _check_common(a0, w0, beta_star, eta_a, eta_w)
     delta = float(conserved_delta(a0, w0, eta_a=eta_a, eta_w=eta_w))
     normal = basin_normal(beta_star, delta, eta_a=eta_a, eta_w=eta_w)
@@ -312,7 +316,8 @@ def basin(
 def saddle_margin(
     a0: float, w0: np.ndarray, beta_star: np.ndarray, *, eta_a: float = 1.0, eta_w: float = 1.0
 ) -> float:
-    """Relative size of the start's component along the growing eigenvector (+ω) of F.
+    """Relative size of the start's component along the growing eigenvector (+ω) of F
+    (docs/theory.md (1.12)).
 
     Zero means the start lies on the stable manifold of the saddle at the origin: in exact
     arithmetic the flow then ends at the saddle (e.g. balanced, d = 1, β₀ = −cβ*; or on the
@@ -334,7 +339,7 @@ def _margin(geometry: _Geometry, plane: np.ndarray, state_norm_sq: float) -> flo
 
 def minima_manifold(beta_star: np.ndarray, a: np.ndarray) -> np.ndarray:
     """Points ``w = β*/a`` of the global-minimum hyperbola ``a w = β*`` for each non-zero a
-    (the minima manifold of Kunin et al. §3, Fig. 2)."""
+    (the minima manifold of Kunin et al. §3, Fig. 2; docs/theory.md (1.4))."""
     beta_star = as_array("beta_star", beta_star, ndim=1)
     a = np.atleast_1d(as_array("a", a, ndim=(0, 1)))
     if np.any(a == 0):
@@ -353,7 +358,8 @@ def init_from_beta(
     sign: int = 1,
     direction: np.ndarray | None = None,
 ) -> tuple[float, np.ndarray]:
-    """``(a₀, w₀)`` with function ``a₀w₀ = β₀`` and conserved quantity δ (Kunin et al. eq. 37).
+    """``(a₀, w₀)`` with function ``a₀w₀ = β₀`` and conserved quantity δ (Kunin et al. eq. 37;
+    docs/theory.md (1.6)).
 
     ``a₀² = (√(δ² + 4η_aη_w‖β₀‖²) + δ)/(2η_w)``, ``a₀`` has the given ``sign``, ``w₀ = β₀/a₀``.
     When β₀ = 0 and δ < 0 then a₀ = 0 and ``w₀`` points along ``direction`` (required then).
@@ -394,7 +400,7 @@ def init_from_norm_delta(
     sign: int = 1,
 ) -> tuple[float, np.ndarray]:
     """``(a₀, w₀)`` from the function-space scale ‖β₀‖, δ and the direction of β₀
-    (Kunin et al. eq. 37 applied to ``β₀ = ‖β₀‖·direction``)."""
+    (Kunin et al. eq. 37 applied to ``β₀ = ‖β₀‖·direction``; docs/theory.md (1.6))."""
     beta0_norm = as_finite_scalar("beta0_norm", beta0_norm)
     if beta0_norm < 0:
         raise ValueError(f"beta0_norm must be >= 0; got {beta0_norm:g}.")
@@ -407,7 +413,7 @@ def init_from_norm_delta(
 def init_from_tau_alpha(
     tau: float, alpha: float, direction: np.ndarray, *, sign: int = 1
 ) -> tuple[float, np.ndarray]:
-    """Kunin et al. Fig. 1 parameterisation: ``w₀ = (τ/α)·ŵ``, ``a₀ = ±ατ``.
+    """Kunin et al. Fig. 1 parameterisation: ``w₀ = (τ/α)·ŵ``, ``a₀ = ±ατ`` (docs/theory.md (1.7)).
 
     For η_a = η_w = 1 this gives ``‖β₀‖ = τ²`` and ``δ = τ²(α² − α⁻²)``.
     """
@@ -613,14 +619,15 @@ def portrait(
     eta_a, eta_w : layer learning rates (> 0).
 
     Each cell starts from ``a₀ = √((√(δ² + 4η_aη_w τ⁴) + δ)/(2η_w)) ≥ 0``, ``w₀ = β₀/a₀``
-    (``w₀ = √(−δ/η_a)·direction`` when τ = 0 and δ < 0) — SPEC §1, :func:`init_from_beta` with
-    ``sign = +1`` — and evaluates the closed form of :func:`exact` for all cells at once: F's
-    2×2 block (eigenvalues ±ω) on span{β̂*, e_a} and the −δ/2 direction of the part of w₀
-    orthogonal to β*, in log space with the fastest growth factored out, so nothing overflows
-    or cancels at any horizon. S comes from the parameters' changes through a cancellation-free
-    Gram determinant (:func:`_portrait_kernel_distance`), accurate when the kernel barely moves
-    and when it collapses. Cells agree with :func:`exact` to ~1e-12 (checked to 1e-8 on random
-    cells up to t = 1e6, |δ| = 1e3; S also against 60-digit arithmetic).
+    (``w₀ = √(−δ/η_a)·direction`` when τ = 0 and δ < 0) — docs/theory.md (1.6),
+    :func:`init_from_beta` with ``sign = +1`` — and evaluates the closed form of :func:`exact`
+    for all cells at once (docs/theory.md (1.15)): F's 2×2 block (eigenvalues ±ω) on
+    span{β̂*, e_a} and the −δ/2 direction of the part of w₀ orthogonal to β*, in log space with
+    the fastest growth factored out, so nothing overflows or cancels at any horizon. S comes
+    from the parameters' changes through a cancellation-free Gram determinant
+    (:func:`_portrait_kernel_distance`, docs/theory.md (1.14)), accurate when the kernel barely
+    moves and when it collapses. Cells agree with :func:`exact` to ~1e-12 (checked to 1e-8 on
+    random cells up to t = 1e6, |δ| = 1e3; S also against 60-digit arithmetic).
 
     What the map shows for this model (whitened NTK, Kunin et al. §3, Fig. 3): at a fixed δ < 0
     small τ is (delayed) rich, S → ~1, and large τ nearly lazy, S falling to the O(1/d) of a

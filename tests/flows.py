@@ -1,6 +1,7 @@
 """Independent references for the solver tests: each model's raw gradient-flow ODE.
 
-Written straight from the model definitions (SPEC §1–§4) on the original parameters — no
+Written straight from the model definitions (docs/theory.md (1.2), (2.1), (3.1), (4.2)) on the
+original parameters — no
 change of variables, no closed form — and integrated with scipy's DOP853 at tight tolerance.
 """
 

@@ -72,7 +72,8 @@ def test_exact_matches_ode(config):
 
 
 def _arbitrary_precision(K0, y, times, eta, gamma, digits=60):
-    """SPEC §4's closed form evaluated literally in `digits`-digit arithmetic (mpmath)."""
+    """The closed form docs/theory.md (4.5) evaluated literally in `digits`-digit arithmetic
+    (mpmath)."""
     mp = pytest.importorskip("mpmath")
     with mp.workdps(digits):
         samples = y.size

@@ -92,7 +92,8 @@ def test_exact_matches_ode_at_horizon_one_thousand(shape, lam):
 
 
 def _arbitrary_precision(W1, W2, sigma_yx, times, digits):
-    """The closed form of SPEC §3 evaluated literally in `digits`-digit arithmetic (mpmath)."""
+    """The closed form docs/theory.md (0.5), (3.3) evaluated literally in `digits`-digit
+    arithmetic (mpmath)."""
     mp = pytest.importorskip("mpmath")
     with mp.workdps(digits):
         d_out, d_in = sigma_yx.shape
@@ -135,7 +136,7 @@ def test_exact_matches_arbitrary_precision(shape, lam):
 
 def test_exact_is_exact_where_the_one_shot_formula_fails():
     # Growth rates from 3 down to 0.05: the literal closed form's h×h matrix reaches condition
-    # ~1e16 by t ≈ 8 (SPEC §3 trap).
+    # ~1e16 by t ≈ 8 (docs/theory.md (3.6)).
     sigma_yx = np.diag([3.0, 0.5, 0.05])
     W1, W2 = lb.balanced_init(3, 3, 3, 0.2, 1.0, seed=1)
     t = np.array([8.0, 20.0, 60.0])
@@ -367,7 +368,8 @@ def test_a_horizon_that_cannot_be_reached_is_refused():
         MatrixRiccati.MAX_RESTARTS = limit
 
 
-# -- restart-free closed form (docs/theory.md, "λ-balanced: restart-free closed form") ------
+# -- restart-free closed form (docs/theory.md (3.10)–(3.18), "λ-balanced: restart-free closed
+# form") ---------------------------------------------------------------------------------------
 
 
 @contextmanager

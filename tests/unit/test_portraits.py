@@ -132,8 +132,8 @@ def test_portrait_is_vectorised(monkeypatch):
 
 
 def _mp_kernel_distance(a0, w0, beta_star, t, digits=60):
-    """S(0, t) of the single neuron from the closed form of SPEC §1 in `digits`-digit arithmetic
-    (explicit (d+1)×(d+1) eigendecomposition, explicit d×d kernels)."""
+    """S(0, t) of the single neuron from the closed form docs/theory.md (1.9) in `digits`-digit
+    arithmetic (explicit (d+1)×(d+1) eigendecomposition, explicit d×d kernels)."""
     with mpmath.workdps(digits):
         d = len(w0)
         a0, w0, beta_star = mpmath.mpf(a0), [mpmath.mpf(v) for v in w0], list(beta_star)
@@ -190,8 +190,9 @@ def test_portrait_kernel_distance_matches_arbitrary_precision(tau, delta, t):
 
 
 def test_portrait_with_no_target_and_balance_decays_algebraically():
-    """β* = 0, δ = 0: every rate of F vanishes and q(t) = q₀/√(1 + ‖q₀‖²t) (SPEC §1 with F = 0),
-    so a(t) = a₀/√(1 + (η_w a₀² + η_a‖w₀‖²)t) — an independent closed form, checked to t = 1e6."""
+    """β* = 0, δ = 0: every rate of F vanishes and q(t) = q₀/√(1 + ‖q₀‖²t) (docs/theory.md (1.9)
+    with F = 0), so a(t) = a₀/√(1 + (η_w a₀² + η_a‖w₀‖²)t) — an independent closed form, checked
+    to t = 1e6."""
     scales, t = np.array([1e-3, 0.5, 7.0]), np.array([0.0, 1.0, 1e3, 1e6])
     eta_a, eta_w = 0.5, 2.0
     portrait = sn.portrait(scales, [0.0], np.zeros(3), [1.0, 1.0, 0.0], t, eta_a=eta_a, eta_w=eta_w)

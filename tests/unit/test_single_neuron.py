@@ -139,7 +139,8 @@ def test_gradient_descent_records_every_kth_step_and_the_last():
 
 
 def test_balanced_mu_matches_the_corrected_paper_formula():
-    # SPEC §1 trap: Kunin et al. eq. 25 holds only for ‖β*‖ = 1; the general form is checked here.
+    # docs/theory.md (1.16): Kunin et al. eq. 25 holds only for ‖β*‖ = 1; the general form is
+    # checked here.
     beta_star = np.array([0.0, 3.0])
     a0, w0 = sn.init_from_beta(np.array([0.4, 0.2]), 0.0)
     t = np.linspace(0, 3, 50)
