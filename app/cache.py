@@ -142,6 +142,21 @@ class ResultCache:
         if stored is False:  # e.g. a read-only cache folder: the backend logged why
             self._failed("write", key, OSError("the backend did not store the entry"))
 
+    def get(self, namespace: str, parameters: tuple, result_type: Any = object) -> Any:
+        """The cached result for these parameters, or None (nothing is computed)."""
+        codec = codec_for(result_type)
+        key = self.key(namespace, parameters, codec.schema)
+        found = self._read(key)
+        if found is None:
+            return None
+        try:
+            stored_parameters, result = codec.decode(found)
+        except (CodecError, TypeError, ValueError) as error:
+            self.refused += 1
+            log.warning("ignored an unreadable cache entry %s (%s)", key, error)
+            return None
+        return result if stored_parameters == parameters else None  # a hash collision: a miss
+
     def get_or_compute(
         self,
         namespace: str,
@@ -151,25 +166,17 @@ class ResultCache:
     ) -> Result:
         """The cached result of ``compute()`` for these parameters, computed on a miss.
         ``result_type`` (the type ``compute`` returns) decides what an entry may contain."""
-        codec = codec_for(result_type)
-        key = self.key(namespace, parameters, codec.schema)
-        found = self._read(key)
+        found = self.get(namespace, parameters, result_type)
         if found is not None:
-            try:
-                stored_parameters, result = codec.decode(found)
-            except (CodecError, TypeError, ValueError) as error:
-                self.refused += 1
-                log.warning("ignored an unreadable cache entry %s (%s)", key, error)
-            else:
-                if stored_parameters == parameters:  # a hash collision is a miss
-                    self.hits += 1
-                    return result
+            self.hits += 1
+            return found
         self.misses += 1
         result = compute()
+        codec = codec_for(result_type)
         try:
             entry = codec.encode((parameters, result))
         except CodecError as error:
             log.warning("result of %s not cached: %s", namespace, error)
         else:
-            self._write(key, entry)
+            self._write(self.key(namespace, parameters, codec.schema), entry)
         return result

@@ -1,5 +1,16 @@
-/* Browser-side behaviour of the dashboard: moving the "current time" cursor through every
- * figure while scrubbing or playing, without a round trip to the server. */
+/* Browser-side behaviour of the dashboard.
+ *
+ * - The gate: while a view's request is on its way, slider moves are held back and only the
+ *   newest is sent when the answer arrives — at most one request per view in flight, the
+ *   newest value always wins, and a drag costs the server a request per round trip, not per
+ *   pointer event (app/core/view.py answers each request with its sequence number).
+ * - The play bar's cursor: scrubbing and Play move the "current time" marker of every plot in
+ *   the browser, without a round trip and without re-sending any figure: an overlay on 2-D
+ *   plots (no plotly redraw), Plotly.restyle on 3-D scenes and matrices. Play runs on
+ *   requestAnimationFrame.
+ * - Resending: a callback whose answer does not arrive whole is sent again.
+ * - Accessible names and values for sliders (log sliders announce the value, not its log).
+ */
 (function () {
   "use strict";
 
@@ -15,85 +26,283 @@
     return Math.max(0, Math.min(count - 1, i));
   }
 
-  function moveCursor(figure, key, frames, i) {
-    var changed = false;
-    var data = figure.data || [];
-    var layout = figure.layout || {};
-    var point = frames.cursor && frames.cursor[key];
-    var heat = frames.heatmaps && frames.heatmaps[key];
-    if (point || heat) {
-      data = data.map(function (trace) {
-        if (trace.uid !== "cursor") { return trace; }
-        changed = true;
-        var moved = Object.assign({}, trace);
-        if (heat) { moved.z = heat[i]; }
-        if (point) {
-          // one point per frame, or a list of points (e.g. every drawn neuron)
-          moved.x = Array.isArray(point.x[i]) ? point.x[i] : [point.x[i]];
-          moved.y = Array.isArray(point.y[i]) ? point.y[i] : [point.y[i]];
-          if (point.z) { moved.z = Array.isArray(point.z[i]) ? point.z[i] : [point.z[i]]; }
+  function noUpdate() { return window.dash_clientside.no_update; }
+
+  function triggered() {
+    var context = window.dash_clientside.callback_context;
+    return (context && context.triggered) ? context.triggered.map(function (t) { return t.prop_id; }) : [];
+  }
+
+  /* ---- the gate: one request in flight per view, the newest value wins ----------------- */
+
+  /* The server callback reads the controls' values itself (as State) when the gate lets a
+   * request through, so whatever goes out is the newest; its answer says which values it
+   * drew, and the next request sends them back as "drawn" so that the server can answer with
+   * only the differences. */
+  var GATE_TIMEOUT_MS = 15000;  // an answer that never came (a failed request) frees the gate
+  var gates = {};
+
+  function sameValues(a, b) { return JSON.stringify(a) === JSON.stringify(b); }
+
+  function gateOf(key) {
+    if (!gates[key]) { gates[key] = {seq: 0, inflight: null, answered: null, drawn: null}; }
+    return gates[key];
+  }
+
+  function send(gate, frame) {
+    gate.seq += 1;
+    gate.inflight = {seq: gate.seq, at: Date.now()};
+    return {seq: gate.seq, frame: frame, drawn: gate.drawn};
+  }
+
+  /* Take in the server's newest answer: what it drew (or that it could not), and that the
+   * gate is free again. Dash may report an answer in the same call as a control's move. */
+  function accept(gate, answered) {
+    if (!answered || typeof answered !== "object") { return; }
+    var expected = gate.inflight ? gate.inflight.seq : null;
+    if (answered.seq !== expected && !(expected === null && gate.answered === null)) { return; }
+    gate.inflight = null;
+    gate.answered = answered.values;
+    gate.drawn = answered.drawn ? {values: answered.values, frame: answered.frame} : null;
+  }
+
+  function gateFor(key, values, answered, frame) {
+    var gate = gateOf(key);
+    accept(gate, answered);
+    if (gate.answered === null) { return noUpdate(); }  // the page's first answer is on its way
+    if (gate.inflight && Date.now() - gate.inflight.at < GATE_TIMEOUT_MS) {
+      return noUpdate();  // sent when the answer comes, with the values of that moment
+    }
+    // nothing new to ask (also after a failed answer: the same values would fail again)
+    if (sameValues(values, gate.answered)) { return noUpdate(); }
+    return send(gate, frame);
+  }
+
+  /* ---- the play bar: cursors moved on the plots themselves ------------------------------- */
+
+  /* On 2-D plots the "current time" is an overlay — a line or dots positioned over the plot
+   * with CSS, from the plot's own axes — so scrubbing and Play cost no plotly redraw at all.
+   * 3-D scenes and animated matrices are moved with Plotly.restyle (their data changes). */
+  var views = {};      // key → {frames, index}
+  var players = {};
+
+  function plotOf(key, graph) {
+    return document.querySelector("#" + key + "-graph-" + graph + " .js-plotly-plot");
+  }
+
+  function at(series, i) { return Array.isArray(series[i]) ? series[i] : [series[i]]; }
+
+  function layerOf(gd) {
+    var layer = gd.querySelector(":scope > .cursor-layer");
+    if (!layer) {
+      layer = document.createElement("div");
+      layer.className = "cursor-layer";
+      layer.setAttribute("aria-hidden", "true");
+      gd.appendChild(layer);
+    }
+    return layer;
+  }
+
+  function marks(layer, className, count) {
+    var found = layer.getElementsByClassName(className);
+    while (found.length < count) {
+      var mark = document.createElement("div");
+      mark.className = className;
+      layer.appendChild(mark);
+    }
+    while (found.length > count) { layer.removeChild(found[found.length - 1]); }
+    return found;
+  }
+
+  function pixel(axis, value) { return axis._offset + axis.l2p(axis.d2l(value)); }
+
+  function inside(axis, px) { return px >= axis._offset - 1 && px <= axis._offset + axis._length + 1; }
+
+  /* Lines and dots of one 2-D plot at frame i; false where the plot is not drawn yet. */
+  function overlay(gd, graph, frames, i) {
+    var full = gd && gd._fullLayout;
+    if (!full || !full.xaxis || !full.yaxis || full.scene) { return false; }
+    var xa = full.xaxis, ya = full.yaxis, layer = layerOf(gd);
+    var line = frames.lines && frames.lines[graph];
+    var lines = marks(layer, "time-line", line ? 1 : 0);
+    if (line) {
+      var x = pixel(xa, line[i]);
+      lines[0].style.cssText = "left:" + x + "px;top:" + ya._offset + "px;height:" + ya._length + "px";
+      lines[0].hidden = !isFinite(x) || !inside(xa, x);
+    }
+    var point = frames.cursor && frames.cursor[graph];
+    var xs = point && !point.z ? at(point.x, i) : [];
+    var ys = point && !point.z ? at(point.y, i) : [];
+    var dots = marks(layer, "time-dot", xs.length);
+    for (var k = 0; k < xs.length; k++) {
+      var px = pixel(xa, xs[k]), py = pixel(ya, ys[k]);
+      dots[k].style.cssText = "left:" + px + "px;top:" + py + "px";
+      dots[k].hidden = !isFinite(px) || !isFinite(py) || !inside(xa, px) || !inside(ya, py);
+    }
+    return true;
+  }
+
+  /* 3-D markers and animated matrices: their data changes, so plotly redraws them. */
+  function restyle(gd, graph, frames, i) {
+    if (!gd || !gd.data || !window.Plotly) { return null; }
+    var point = frames.cursor && frames.cursor[graph];
+    var heat = frames.heatmaps && frames.heatmaps[graph];
+    var index = gd.data.findIndex(function (trace) { return trace.uid === "cursor"; });
+    if (index < 0 || !(heat || (point && point.z))) { return null; }
+    var update = heat ? {z: [heat[i]]} : {x: [at(point.x, i)], y: [at(point.y, i)], z: [at(point.z, i)]};
+    return window.Plotly.restyle(gd, update, [index]);
+  }
+
+  function isScene(gd) { return Boolean(gd && gd._fullLayout && gd._fullLayout.scene); }
+
+  /* Every cursor of a view at frame i. Data-driven ones (matrices, and 3-D scenes if
+   * ``scenes``) only if ``withData``. */
+  function moveAll(key, i, withData, scenes) {
+    var view = views[key];
+    if (!view || !view.frames) { return Promise.resolve(); }
+    view.index = i;
+    var work = [];
+    (view.frames.order || []).forEach(function (graph) {
+      var gd = plotOf(key, graph);
+      if (overlay(gd, graph, view.frames, i) || !withData) { return; }
+      if (isScene(gd) && scenes === false) { return; }
+      var done = restyle(gd, graph, view.frames, i);
+      if (done) { work.push(done); }
+    });
+    return Promise.all(work);
+  }
+
+  /* A plot that (re)draws — a new answer, a resize, a zoom — gets its overlay back in place. */
+  function follow(key, graph) {
+    var gd = plotOf(key, graph);
+    if (!gd || gd.__lazyRichFollows || !gd.on) { return; }
+    gd.__lazyRichFollows = true;
+    gd.on("plotly_afterplot", function () {
+      var view = views[key];
+      if (view && view.frames) { overlay(gd, graph, view.frames, view.index); }
+    });
+  }
+
+  function label(frames, i) { return "t = " + format(frames.t[i]); }
+
+  function rememberFrame(i) {
+    try {  // the frame is part of the link, without adding a history entry
+      var url = new URL(window.location.href);
+      url.searchParams.set("frame", String(i));
+      window.history.replaceState(window.history.state, "", url.toString());
+    } catch (error) { /* not fatal */ }
+  }
+
+  /* Play: frames advance with the clock (FPS a second). Overlays follow every frame; matrices
+   * and the scrubber every DATA_MS; 3-D scenes — rendered in software where there is no GPU,
+   * at a cost of a large part of a second — every SCENE_MS. */
+  var FPS = 30;
+  var DATA_MS = 250;
+  var SCENE_MS = 1000;
+
+  function play(key, start, last) {
+    var player = {running: true, index: start, busy: false, data: 0, scene: 0, scrubber: 0};
+    players[key] = player;
+    var began = performance.now();
+    var labelNode = document.getElementById(key + "-frame-label");
+    function step(now) {
+      if (!player.running) { return; }
+      var i = Math.min(last, start + Math.floor((now - began) * FPS / 1000));
+      if (i !== player.index) {
+        player.index = i;
+        var withData = !player.busy && (now - player.data > DATA_MS || i >= last);
+        var scenes = withData && (now - player.scene > SCENE_MS || i >= last);
+        if (withData) {
+          player.busy = true;
+          player.data = now;
+          if (scenes) { player.scene = now; }
+          moveAll(key, i, true, scenes).then(function () { player.busy = false; });
+        } else {
+          moveAll(key, i, false);
         }
-        return moved;
-      });
+        if (labelNode) { labelNode.textContent = label(views[key].frames, i); }
+        if (now - player.scrubber > DATA_MS) {
+          player.scrubber = now;
+          window.dash_clientside.set_props(key + "-frame", {value: i});
+        }
+      }
+      if (i >= last) { stop(key); return; }
+      window.requestAnimationFrame(step);
     }
-    var line = frames.lines && frames.lines[key];
-    if (line && layout.shapes) {
-      layout = Object.assign({}, layout, {
-        shapes: layout.shapes.map(function (shape) {
-          if (shape.name !== "cursor") { return shape; }
-          changed = true;
-          return Object.assign({}, shape, { x0: line[i], x1: line[i] });
-        })
-      });
-    }
-    return changed ? Object.assign({}, figure, { data: data, layout: layout }) : null;
+    window.requestAnimationFrame(step);
+  }
+
+  function stop(key) {
+    var player = players[key];
+    if (!player || !player.running) { return; }
+    player.running = false;
+    // hand the position back to the page: the slider, the link and the button
+    window.dash_clientside.set_props(key + "-frame", {value: player.index});
+    window.dash_clientside.set_props(key + "-play", {children: "▶ Play"});
+    rememberFrame(player.index);
+  }
+
+  function viewKey(suffix) {
+    var context = window.dash_clientside.callback_context;
+    var out = context && context.outputs_list;
+    var first = Array.isArray(out) ? out[0] : out;
+    return first && typeof first.id === "string" ? first.id.slice(0, -suffix.length) : "";
   }
 
   window.dash_clientside = Object.assign({}, window.dash_clientside, {
     lazyRich: {
-      scrub: function (index, frames) {
-        var figures = Array.prototype.slice.call(arguments, 2);
-        var noUpdate = window.dash_clientside.no_update;
-        if (!frames || !frames.t || !frames.t.length) {
-          return figures.map(function () { return noUpdate; }).concat([noUpdate]);
-        }
-        var i = clampIndex(index, frames.t.length);
-        var order = frames.order || [];
-        var out = figures.map(function (figure, k) {
-          if (!figure || !order[k]) { return noUpdate; }
-          var moved = moveCursor(figure, order[k], frames, i);
-          return moved === null ? noUpdate : moved;
-        });
-        out.push("t = " + format(frames.t[i]));
-        try {  // the frame is part of the link, without adding a history entry
-          var url = new URL(window.location.href);
-          url.searchParams.set("frame", String(i));
-          window.history.replaceState(window.history.state, "", url.toString());
-        } catch (error) { /* not fatal */ }
-        return out;
+      /* controls (…), answered, frame → the request the server callback reads */
+      gate: function () {
+        var args = Array.prototype.slice.call(arguments);
+        var frame = args.pop();
+        var answered = args.pop();
+        return gateFor(viewKey("-request"), args, answered, Number(frame) || 0);
       },
 
-      togglePlay: function (clicks, disabled, value, last) {
-        var noUpdate = window.dash_clientside.no_update;
-        if (disabled) {  // start; from the beginning if at the end
-          return [false, "❚❚ Pause", value >= last ? 0 : noUpdate];
+      /* frame slider or new frames → the cursors and the label. New frames come with plots
+       * the server drew at the current frame: only the overlays need placing. */
+      scrub: function (index, frames) {
+        if (!frames || !frames.t || !frames.t.length) { return noUpdate(); }
+        var key = viewKey("-frame-label");
+        var i = clampIndex(index, frames.t.length);
+        var bySlider = triggered().some(function (id) { return id.endsWith("-frame.value"); });
+        views[key] = {frames: frames, index: i};
+        (frames.order || []).forEach(function (graph) { follow(key, graph); });
+        var player = players[key];
+        if (!(player && player.running)) {
+          moveAll(key, i, bySlider);
+          if (bySlider) { rememberFrame(i); }
         }
-        return [true, "▶ Play", noUpdate];
+        return label(frames, i);
+      },
+
+      togglePlay: function (clicks, value, last, frames) {
+        var key = viewKey("-play");
+        var player = players[key];
+        if (player && player.running) {
+          stop(key);
+          return "▶ Play";
+        }
+        if (!frames || !frames.t || frames.t.length < 2 || !views[key]) { return noUpdate(); }
+        var end = Math.min(Number(last) || 0, frames.t.length - 1);
+        var start = (Number(value) || 0) >= end ? 0 : (Number(value) || 0);
+        play(key, start, end);
+        return "❚❚ Pause";
       },
 
       readout: function (exponent) {
         var number = Number(exponent);
-        return isFinite(number) ? format(Math.pow(10, number)) : window.dash_clientside.no_update;
-      },
-
-      tick: function (n, value, last) {
-        var noUpdate = window.dash_clientside.no_update;
-        var next = (Number(value) || 0) + 1;
-        if (next >= last) { return [last, true, "▶ Play"]; }
-        return [next, noUpdate, noUpdate];
+        return isFinite(number) ? format(Math.pow(10, number)) : noUpdate();
       }
     }
   });
+
+  /* Log-scale sliders work on log10 of the value; their tooltip shows the value itself. */
+  window.dccFunctions = Object.assign({}, window.dccFunctions, {
+    lazyRichPow10: function (exponent) { return format(Math.pow(10, exponent)); }
+  });
+
+  /* ---- resending a callback whose answer did not arrive whole ------------------------------ */
 
   /* A worker that dies mid-request (a crash, a restart by the server) breaks that request's
    * connection — before the answer or halfway through it — and Dash would leave the plots
@@ -130,9 +339,4 @@
     }
     return send();
   };
-
-  /* Log-scale sliders work on log10 of the value; their tooltip shows the value itself. */
-  window.dccFunctions = Object.assign({}, window.dccFunctions, {
-    lazyRichPow10: function (exponent) { return format(Math.pow(10, exponent)); }
-  });
 })();

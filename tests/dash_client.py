@@ -57,10 +57,16 @@ def control_values(view, controls) -> dict[str, Any]:
     }
 
 
-def view_request(dependencies: list[dict], view, controls=None, page: Any = None) -> dict:
-    """A request body for a view's main callback, as the page sends it for ``controls``
-    (the defaults if None) on a page opened without embed."""
+def view_request(
+    dependencies: list[dict], view, controls=None, page: Any = None, drawn=None, seq: int = 1
+) -> dict:
+    """A request body for a view's main callback, as the page's gate sends it with ``controls``
+    (the defaults if None) on a page opened without embed; ``drawn``: the controls the page
+    shows now (None on a first load)."""
     controls = view.spec.defaults() if controls is None else controls
     page = {"embed": False, "messages": []} if page is None else page
-    values = control_values(view, controls) | {f"{view.key}-page.data": page}
+    shown = None if drawn is None else {"values": view.spec.to_controls(drawn), "frame": 0}
+    request = {"seq": seq, "frame": 0, "drawn": shown}
+    values = control_values(view, controls)
+    values |= {f"{view.key}-request.data": request, f"{view.key}-page.data": page}
     return payload(main_callback(dependencies, view), values)

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from ..ui.figures import pack, rounded, thin
+from ..ui.figures import CURSOR, pack, rounded, thin
 
 __all__ = ["Cursor", "Frames"]
 
@@ -107,3 +107,36 @@ def _nested(values: np.ndarray) -> list:
     if values.ndim == 1:
         return rounded(values)
     return [rounded(row) for row in values]
+
+
+def place(figure: dict, graph: str, payload: Mapping[str, Any] | None, index: int) -> None:
+    """Prepare ``figure``'s cursor (drawn by the view at the first frame) for the browser.
+
+    On 2-D plots the browser draws the cursor as an overlay (``assets/app.js``), so the view's
+    cursor trace and line are dropped here; a 3-D marker and an animated matrix are data, and
+    are moved to frame ``index`` — the play bar's position — so that a redrawn figure keeps
+    it without a second redraw."""
+    layout = figure.get("layout", {})
+    if "scene" not in layout:
+        figure["data"] = [
+            t for t in figure.get("data", []) if not (t.get("uid") == CURSOR and _markers(t))
+        ]
+        if "shapes" in layout:
+            layout["shapes"] = [s for s in layout["shapes"] if s.get("name") != CURSOR]
+    if not payload or not payload["t"]:
+        return
+    index = min(max(index, 0), len(payload["t"]) - 1)
+    point, heat = payload["cursor"].get(graph), payload["heatmaps"].get(graph)
+    for trace in figure.get("data", []):
+        if trace.get("uid") != CURSOR:
+            continue
+        if heat is not None:
+            trace["z"] = heat[index]
+        elif point is not None:
+            for axis in ("x", "y", "z"):
+                value = point[axis][index]
+                trace[axis] = value if isinstance(value, list) else [value]
+
+
+def _markers(trace: dict) -> bool:
+    return trace.get("type", "scatter") in ("scatter", "scattergl")

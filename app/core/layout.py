@@ -103,6 +103,8 @@ def view_page(view: Any, state: PageState, related: Sequence[tuple[str, str]] = 
             dcc.Location(id=f"{key}-url", refresh=False),
             dcc.Store(id=f"{key}-page", data=page),
             dcc.Store(id=f"{key}-frames"),
+            dcc.Store(id=f"{key}-request"),
+            dcc.Store(id=f"{key}-answered"),
             *([dcc.Location(id=f"{key}-open", refresh="callback-nav")] if view.clicks else []),
             html.Div([sidebar, _content(view, state, related)], className="view-body"),
         ],

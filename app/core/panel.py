@@ -6,8 +6,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from ..ui.figures import compact
-
 __all__ = ["Figure", "Panel"]
 
 Controls = TypeVar("Controls")
@@ -28,7 +26,3 @@ class Panel(Generic[Controls, Result]):
     draw: Callable[[Controls, Result], Figure]
     height: int = 300
     wide: bool = False
-
-    def figure(self, controls: Controls, result: Result) -> Figure:
-        """The figure ready for the browser: drawn, its arrays packed as typed arrays."""
-        return compact(self.draw(controls, result))

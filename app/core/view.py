@@ -27,13 +27,15 @@ from dash import ClientsideFunction, Dash, Input, Output, State, ctx, html, no_u
 
 from ..cache import ResultCache
 from ..ui import components
+from ..ui.figures import compact
 from .clicks import ClickPoint, Link
 from .downloads import Tables, to_csv, to_json
-from .frames import Frames
+from .frames import Frames, place
 from .layout import view_page
 from .panel import Figure, Panel
 from .presets import Preset
 from .state import PageState, StateSpec, truth
+from .updates import Request, echo, figure_updates
 
 __all__ = ["Computed", "View"]
 
@@ -161,6 +163,14 @@ class View(Generic[Controls, Result]):
 
     def _register_update(self, app: Dash, cache: ResultCache) -> None:
         key = self.key
+        # the browser's gate turns control moves into at most one request in flight
+        app.clientside_callback(
+            ClientsideFunction("lazyRich", "gate"),
+            Output(f"{key}-request", "data"),
+            [Input(ident, "value") for ident in self.control_ids()]
+            + [Input(f"{key}-answered", "data")],
+            State(f"{key}-frame", "value"),
+        )
         outputs = [Output(graph, "figure") for graph in self.graph_ids()] + [
             Output(f"{key}-summary", "children"),
             Output(f"{key}-timing", "children"),
@@ -168,57 +178,92 @@ class View(Generic[Controls, Result]):
             Output(f"{key}-url", "search"),
             Output(f"{key}-frames", "data"),
             Output(f"{key}-frame", "max"),
+            Output(f"{key}-answered", "data"),
         ]
 
         @app.callback(
             outputs,
-            [Input(ident, "value") for ident in self.control_ids()],
+            Input(f"{key}-request", "data"),
+            [State(ident, "value") for ident in self.control_ids()],
             State(f"{key}-page", "data"),
         )
-        def update(*args):
-            return self.update(cache, args[:-1], args[-1])
+        def update(request, *args):
+            return self.update(cache, request, args[:-1], args[-1])
 
-    def update(self, cache: ResultCache, raw_controls: Sequence[Any], page: Any) -> list:
-        """The main callback's body: figures, summary, how the result was obtained, messages,
-        link search, frames and the last frame's index (also called directly by the tests)."""
+    def update(
+        self, cache: ResultCache, request: Any, raw_controls: Sequence[Any], page: Any
+    ) -> list:
+        """The main callback's body (also called directly by the tests): for a request of the
+        page's gate (None on the page's first load) and the controls' values, the figure
+        updates, summary, how the result was obtained, messages, link search, frames, the
+        last frame's index, and the answer to the gate (which values it drew)."""
+        ask = Request.parse(request)
         controls, corrections = self.spec.parse_controls(raw_controls)
+        shown = {"values": echo(list(raw_controls)), "frame": ask.frame}
         page = page if isinstance(page, dict) else {}
-        embed = truth(page.get("embed")) is True
-        search = self.spec.encode(controls, embed=embed)
+        search = self.spec.encode(controls, embed=truth(page.get("embed")) is True)
         carried = page.get("messages")  # from the link the page was opened with
         carried = [str(m)[:300] for m in carried[:10]] if isinstance(carried, list) else []
         try:
             computed = self.results(cache, controls)
-            figures, summary, notes, frames = self.draw(controls, computed)
+            figures, summary, notes, frames = self.draw(controls, computed, ask.frame)
+            before = self._drawn(cache, ask.drawn)
         except Exception as error:  # shown on the page; the request still succeeds
             log.exception("drawing %s failed for %s", self.key, controls)
             messages = [*corrections, f"This combination could not be computed: {error}"]
             failed = [components.failed_figure() for _ in self.panels]
-            return [*failed, None, "", components.message_children(messages), search, None, 1]
+            answer = {"seq": ask.seq, "drawn": False, **shown}
+            return [
+                *failed,
+                None,
+                "",
+                components.message_children(messages),
+                search,
+                None,
+                1,
+                answer,
+            ]
         messages = carried + [m for m in (*corrections, *notes) if m not in carried]
         last = max(len(frames["t"]) - 1, 1) if frames else 1
         timing = computed.describe()
         return [
-            *figures,
+            *figure_updates(before, figures),
             summary,
             timing,
             components.message_children(messages),
             search,
             frames,
             last,
+            {"seq": ask.seq, "drawn": True, **shown},
         ]
 
+    def _drawn(self, cache: ResultCache, drawn: tuple[list, int] | None) -> list[Figure] | None:
+        """The figures the page shows now, redrawn from the cached result (None if unknown or
+        no longer cached: then whole figures are sent)."""
+        if drawn is None:
+            return None
+        controls, _ = self.spec.parse_controls(drawn[0])
+        physics = self.spec.physics_key(controls)
+        result = cache.get(self.key, physics, self.result_type)
+        if result is None:
+            return None
+        return self.draw(controls, Computed(result, None), drawn[1])[0]
+
     def draw(
-        self, controls: Controls, computed: Computed[Result]
+        self, controls: Controls, computed: Computed[Result], frame: int = 0
     ) -> tuple[list[Figure], Any, list[str], dict | None]:
-        """(figures, summary, notes, frames payload) for a computed result."""
+        """(figures, summary, notes, frames payload) for a computed result, every cursor at
+        ``frame`` of the play bar."""
         result = computed.result
-        figures = [panel.figure(controls, result) for panel in self.panels]
-        summary = components.facts(self.facts(controls, result))
-        notes = list(self.notes(controls, result))
         order = [panel.graph for panel in self.panels]
         frames = self.frames(controls, result).payload(order) if self.frames else None
-        return figures, summary, notes, frames
+        figures = []
+        for panel in self.panels:
+            figure = panel.draw(controls, result)
+            place(figure, panel.graph, frames, frame)
+            figures.append(compact(figure))
+        summary = components.facts(self.facts(controls, result))
+        return figures, summary, list(self.notes(controls, result)), frames
 
     def _register_preset(self, app: Dash) -> None:
         @app.callback(
@@ -275,35 +320,23 @@ class View(Generic[Controls, Result]):
                 )
 
     def _register_animation(self, app: Dash) -> None:
+        """Scrubbing and Play run in the browser (assets/app.js): they move the cursors on the
+        plots themselves and only write the frame's time and the button's label here."""
         key = self.key
-        graphs = [Output(graph, "figure", allow_duplicate=True) for graph in self.graph_ids()]
         app.clientside_callback(
             ClientsideFunction("lazyRich", "scrub"),
-            [*graphs, Output(f"{key}-frame-label", "children")],
+            Output(f"{key}-frame-label", "children"),
             Input(f"{key}-frame", "value"),
             Input(f"{key}-frames", "data"),
-            [State(graph, "figure") for graph in self.graph_ids()],
             prevent_initial_call=True,
         )
         app.clientside_callback(
             ClientsideFunction("lazyRich", "togglePlay"),
-            Output(f"{key}-ticker", "disabled"),
             Output(f"{key}-play", "children"),
-            Output(f"{key}-frame", "value", allow_duplicate=True),
             Input(f"{key}-play", "n_clicks"),
-            State(f"{key}-ticker", "disabled"),
             State(f"{key}-frame", "value"),
             State(f"{key}-frame", "max"),
-            prevent_initial_call=True,
-        )
-        app.clientside_callback(
-            ClientsideFunction("lazyRich", "tick"),
-            Output(f"{key}-frame", "value"),
-            Output(f"{key}-ticker", "disabled", allow_duplicate=True),
-            Output(f"{key}-play", "children", allow_duplicate=True),
-            Input(f"{key}-ticker", "n_intervals"),
-            State(f"{key}-frame", "value"),
-            State(f"{key}-frame", "max"),
+            State(f"{key}-frames", "data"),
             prevent_initial_call=True,
         )
 

@@ -164,7 +164,6 @@ def animation_bar(view: str, frame: int) -> html.Div:
                 className="frame-slider-wrap",
             ),
             html.Span("t = 0", id=f"{view}-frame-label", className="frame-label"),
-            dcc.Interval(id=f"{view}-ticker", interval=80, disabled=True),
         ],
         className="animation-bar",
         role="group",

@@ -202,22 +202,35 @@ def test_preset_loads_with_its_caption(page, live_server, view):
     wait_for_change(page, view, before, f"preset {preset.name!r}")
 
 
+#: where the play bar's cursors are: overlays on 2-D plots, data on 3-D scenes and matrices
+CURSORS = """key => Array.from(document.querySelectorAll(`[id^="${key}-graph-"]`)).map(g => {
+    const gd = g.querySelector('.js-plotly-plot');
+    const marks = Array.from(gd.querySelectorAll('.time-line, .time-dot')).map(m => m.style.left);
+    const data = (gd.data || []).filter(t => t.uid === 'cursor')
+        .map(t => JSON.stringify(t.z || t.x));
+    return marks.concat(data).join(','); }).join('|')"""
+
+
 @pytest.mark.parametrize("view", ANIMATED, ids=[view.key for view in ANIMATED])
 def test_play_advances_time(page, live_server, view):
     open_view(page, live_server, view)
     label = page.locator(f"#{view.key}-frame-label")
-    start = label.text_content()
-    before = signature(page, view)
+    start, cursors = label.text_content(), page.evaluate(CURSORS, view.key)
     page.locator(f"#{view.key}-play").click()
-    page.wait_for_timeout(1500)
-    assert label.text_content() != start
+    page.wait_for_function(
+        "([id, text]) => document.getElementById(id).textContent !== text",
+        arg=[f"{view.key}-frame-label", start],
+        timeout=TIMEOUT,
+    )
     assert page.locator(f"#{view.key}-play").text_content().strip().endswith("Pause")
-    assert signature(page, view) != before  # the cursor moved through the figures
+    page.wait_for_timeout(300)
+    assert page.evaluate(CURSORS, view.key) != cursors  # the cursors moved through the plots
     page.locator(f"#{view.key}-play").click()
     page.wait_for_timeout(300)
     paused = label.text_content()
     page.wait_for_timeout(600)
     assert label.text_content() == paused
+    assert page.locator(f"#{view.key}-play").text_content().strip().endswith("Play")
     assert int(query(page)["frame"]) > 0  # the animation's position is part of the link
 
 

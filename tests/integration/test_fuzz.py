@@ -83,11 +83,21 @@ def test_random_values_near_the_valid_ones(client, dependencies, data):
             )
         else:
             values[spec.name] = data.draw(SCALARS)
-    controls = {f"{view.key}-{name}.value": values[name] for name in view.spec.names}
-    controls[f"{view.key}-page.data"] = data.draw(
+    raw = [values[name] for name in view.spec.names]
+    drawn = (
+        st.none() | JSON_VALUES | st.fixed_dictionaries({"values": st.just(raw), "frame": SCALARS})
+    )
+    request = data.draw(
+        st.fixed_dictionaries(
+            {"seq": SCALARS, "values": st.just(raw), "frame": SCALARS, "drawn": drawn}
+        )
+        | JSON_VALUES
+    )
+    page = data.draw(
         JSON_VALUES | st.fixed_dictionaries({"embed": JSON_VALUES, "messages": JSON_VALUES})
     )
-    _check(_post(client, payload(dependency, controls)), view.key)
+    body = {f"{view.key}-request.data": request, f"{view.key}-page.data": page}
+    _check(_post(client, payload(dependency, body)), view.key)
 
 
 @FUZZ

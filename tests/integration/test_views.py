@@ -25,9 +25,12 @@ def _non_empty(figure):
 
 
 def _update(view, cache, controls, page=PAGE):
-    """(figures, summary, messages, search, frames, last frame) of the main callback."""
-    answer = view.update(cache, view.spec.to_controls(controls), page)
-    summary, _timing, *rest = answer[len(view.panels) :]
+    """(figures, summary, messages, search, frames, last frame) of the main callback for a
+    page's first request."""
+    raw = view.spec.to_controls(controls)
+    answer = view.update(cache, {"seq": 1, "frame": 0, "drawn": None}, raw, page)
+    summary, _timing, *rest, reply = answer[len(view.panels) :]
+    assert reply == {"seq": 1, "drawn": True, "values": raw, "frame": 0}
     return answer[: len(view.panels)], summary, *rest
 
 
@@ -80,7 +83,8 @@ def test_hostile_control_values_give_messages_not_errors(view, bad, cache):
     for index, name in enumerate(view.spec.names):
         raw = view.spec.to_controls(view.spec.defaults())
         raw[index] = bad
-        answer = view.update(cache, raw, {"embed": bad, "messages": bad})
+        answer = view.update(cache, {"drawn": bad}, raw, {"embed": bad, "messages": bad})
+        json.dumps(answer[-1], allow_nan=False)  # the echo to the gate is strict JSON
         figures, search = answer[: len(view.panels)], answer[len(view.panels) + 3]
         assert all(_non_empty(f) for f in figures), name
         assert not view.parse_link(search).messages  # whatever came in, the link is valid

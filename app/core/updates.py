@@ -1,0 +1,125 @@
+"""One redraw per change, and only of what changed.
+
+The browser's gate (``assets/app.js``) lets one request per view through at a time: a sequence
+number, the play bar's frame, and the control values and frame of what the page shows now
+(``drawn``; None on a first load or after a failed answer); the server callback reads the
+controls themselves as its State. The server draws both
+states from cached results and answers each plot with only its difference: a ``dash.Patch`` of
+the traces and layout keys that changed, or nothing at all for a plot that did not change —
+so static layers (a surface, axes, annotations) are neither sent nor redrawn.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from dash import Patch, no_update
+
+from .panel import Figure
+
+__all__ = ["Request", "echo", "figure_update", "figure_updates", "same"]
+
+
+def _index(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        return 0
+    return int(min(max(value, 0), 10_000))
+
+
+def _values(value: Any) -> list | None:
+    return list(value)[:200] if isinstance(value, list) else None
+
+
+@dataclass(frozen=True)
+class Request:
+    """What the page's gate asks for, parsed defensively (it may be a hand-made request)."""
+
+    seq: int | None = None
+    frame: int = 0
+    #: (control values, frame) of what the page shows now, if it knows
+    drawn: tuple[list, int] | None = None
+
+    @classmethod
+    def parse(cls, raw: Any) -> Request:
+        raw = raw if isinstance(raw, dict) else {}
+        seq = raw.get("seq")
+        seq = seq if isinstance(seq, int) and not isinstance(seq, bool) else None
+        drawn = raw.get("drawn")
+        before = None
+        if isinstance(drawn, dict) and _values(drawn.get("values")) is not None:
+            before = (_values(drawn["values"]), _index(drawn.get("frame")))
+        return cls(seq, _index(raw.get("frame")), before)
+
+
+def echo(value: Any, depth: int = 0) -> Any:
+    """A received value as it may go back out as strict JSON (non-finite numbers as None,
+    text and lists bounded): the gate compares it with what the page's controls hold."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, str):
+        return value[:200]
+    if isinstance(value, list) and depth < 3:
+        return [echo(item, depth + 1) for item in value[:50]]
+    if value is None or isinstance(value, bool | int):
+        return value
+    return None
+
+
+def same(a: Any, b: Any) -> bool:
+    """Equality of figure pieces (dicts, lists, numbers, strings, small numpy arrays)."""
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return (
+            isinstance(a, np.ndarray)
+            and isinstance(b, np.ndarray)
+            and a.shape == b.shape
+            and bool(np.array_equal(a, b, equal_nan=a.dtype.kind == "f"))
+        )
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, list | tuple) and isinstance(b, list | tuple):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+        return True
+    return type(a) is type(b) and a == b
+
+
+def _patch_trace(patch: Patch, index: int, old: dict, new: dict) -> None:
+    if old.keys() != new.keys():
+        patch["data"][index] = new
+        return
+    for key, value in new.items():
+        if not same(old[key], value):
+            patch["data"][index][key] = value
+
+
+def _kinds(figure: Figure) -> list:
+    return [trace.get("type") for trace in figure.get("data", [])]
+
+
+def figure_update(before: Figure | None, after: Figure) -> Any:
+    """What to send for one plot: the whole figure, a Patch of its changes, or no_update."""
+    if before is None or _kinds(before) != _kinds(after):
+        return after
+    if same(before, after):
+        return no_update
+    patch = Patch()
+    for index, (old, new) in enumerate(zip(before["data"], after["data"], strict=True)):
+        if not same(old, new):
+            _patch_trace(patch, index, old, new)
+    old_layout, new_layout = before.get("layout", {}), after.get("layout", {})
+    for key in new_layout.keys() | old_layout.keys():
+        if key not in new_layout:
+            del patch["layout"][key]
+        elif not same(old_layout.get(key), new_layout[key]):
+            patch["layout"][key] = new_layout[key]
+    return patch
+
+
+def figure_updates(before: Sequence[Figure] | None, after: Sequence[Figure]) -> list:
+    if before is None:
+        return list(after)
+    return [figure_update(old, new) for old, new in zip(before, after, strict=True)]

@@ -1,0 +1,250 @@
+"""What a student sees: slider steps, drags and Play in headless Chromium against the
+Procfile's gunicorn.
+
+    python benchmarks/browser_latency.py                      # every view
+    python benchmarks/browser_latency.py --views single-neuron --steps 20
+    python benchmarks/browser_latency.py --students 8         # also while 8 students load it
+
+For every view (Debian's chromium, software rendering, 1400 × 1000):
+
+* **step** — a keyboard step of a slider until every plot that changes has finished drawing
+  (plotly's ``plotly_afterplot`` of the last graph), from the key press: median, p95 and max
+  over ``--steps`` steps; and how many times each graph redrew per step;
+* **drag** — the mouse drags a slider across part of its track with 60 moves in 1 s: the
+  requests sent to the server during the drag, and the time from release until the page is
+  quiet (no request in flight, no plot drawing for 250 ms);
+* **play** — frames per second of Play (the frame label's changes over 2 s).
+
+With ``--students N`` the drag is measured again while N simulated students (``tests.load``)
+drag sliders on the same server. Prints one table; the README quotes it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from contextlib import nullcontext
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from app.views import VIEWS  # noqa: E402
+from tests import servers  # noqa: E402
+from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+from tests.load import percentile, students  # noqa: E402
+
+QUIET_MS = 250
+DRAG_MOVES = 60
+DRAG_SECONDS = 1.0
+
+#: installed in the page: every graph's redraws (plotly_afterplot), the last key press
+PROBE = """() => {
+  window.__probe = {draws: [], key: 0};
+  document.addEventListener('keydown', () => { window.__probe.key = performance.now(); }, true);
+  document.addEventListener('pointerdown', () => { window.__probe.key = performance.now(); }, true);
+  for (const gd of document.querySelectorAll('.js-plotly-plot')) {
+    const id = gd.closest('[id]') ? gd.closest('[id]').id : '?';
+    gd.on('plotly_afterplot', () => window.__probe.draws.push([id, performance.now()]));
+  }
+}"""
+
+
+class Network:
+    """Callback requests of a page: how many were sent, how many are in flight."""
+
+    def __init__(self, page) -> None:
+        self.sent = 0
+        self.pending = 0
+        page.on("request", self._sent)
+        page.on("requestfinished", self._done)
+        page.on("requestfailed", self._done)
+
+    @staticmethod
+    def _ours(request) -> bool:
+        return "_dash-update-component" in request.url
+
+    def _sent(self, request) -> None:
+        if self._ours(request):
+            self.sent += 1
+            self.pending += 1
+
+    def _done(self, request) -> None:
+        if self._ours(request):
+            self.pending -= 1
+
+
+def wait_quiet(page, network: Network, timeout: float = 30.0) -> float:
+    """Wait until nothing is in flight and no graph has drawn for QUIET_MS; returns the
+    page time (ms) of the last draw."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        now, last = page.evaluate(
+            "() => [performance.now(), Math.max(0, ...window.__probe.draws.map(d => d[1]))]"
+        )
+        if network.pending == 0 and now - last > QUIET_MS:
+            return last
+        page.wait_for_timeout(20)
+    raise TimeoutError("the page did not settle")
+
+
+def graphs_ready(page, view) -> None:
+    selectors = [f"#{view.key}-graph-{p.graph} .js-plotly-plot" for p in view.panels]
+    page.wait_for_function(
+        """s => s.every(x => { const g = document.querySelector(x);
+                                return g && g._fullData && g._fullData.length > 0; })""",
+        arg=selectors,
+        timeout=60_000,
+    )
+
+
+def settle(page) -> None:
+    """Let the page finish loading: MathJax typesets the explanations about a second after
+    the plots appear, and the plots resize once around it."""
+    page.wait_for_function(
+        "() => !window.MathJax || !MathJax.startup || MathJax.startup.promise", timeout=60_000
+    )
+    page.evaluate("() => window.MathJax && MathJax.startup ? MathJax.startup.promise : null")
+    page.wait_for_timeout(1500)
+
+
+def slider_for(view):
+    """The physics slider a student would try first (a linear one if there is one)."""
+    numeric = [f for f in view.spec.fields if f.kind in ("float", "int") and f.physics]
+    return next((f for f in numeric if not f.log), numeric[0])
+
+
+def steps(page, network, view, count: int) -> tuple[list[float], list[float]]:
+    """(latency ms per step, redraws per graph per step)."""
+    thumb = page.locator(f"#{view.key}-{slider_for(view).name} [role=slider]")
+    thumb.focus()
+    latencies, redraws = [], []
+    key = "ArrowRight"
+    for _ in range(count):
+        if thumb.get_attribute("aria-valuenow") == thumb.get_attribute("aria-valuemax"):
+            key = "ArrowLeft"
+        before = page.evaluate("() => window.__probe.draws.length")
+        thumb.press(key)
+        last = wait_quiet(page, network)
+        pressed, draws = page.evaluate(
+            "n => [window.__probe.key, window.__probe.draws.slice(n)]", before
+        )
+        if draws:
+            latencies.append(last - pressed)
+            per_graph = {}
+            for ident, _ in draws:
+                per_graph[ident] = per_graph.get(ident, 0) + 1
+            redraws.append(max(per_graph.values()))
+    return latencies, redraws
+
+
+def drag(page, network, view) -> tuple[int, float]:
+    """(requests sent during a 60-move drag, ms from release until quiet)."""
+    slider = page.locator(f"#{view.key}-{slider_for(view).name}")
+    thumb = slider.locator("[role=slider]")
+    track = slider.bounding_box()
+    box = thumb.bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    span = 0.35 * track["width"] * (1 if x < track["x"] + track["width"] / 2 else -1)
+    sent = network.sent
+    page.mouse.move(x, y)
+    page.mouse.down()
+    for k in range(1, DRAG_MOVES + 1):
+        page.mouse.move(x + span * k / DRAG_MOVES, y)
+        page.wait_for_timeout(1000 * DRAG_SECONDS / DRAG_MOVES)
+    during = network.sent - sent
+    released = page.evaluate("() => performance.now()")
+    page.mouse.up()
+    last = wait_quiet(page, network)
+    return during, max(0.0, last - released)
+
+
+def play_fps(page, view) -> float | None:
+    if not view.animated:
+        return None
+    label = page.locator(f"#{view.key}-frame-label")
+    page.locator(f"#{view.key}-play").click()
+    seen, start = set(), time.monotonic()
+    while time.monotonic() - start < 2.0:
+        seen.add(label.text_content())
+        page.wait_for_timeout(5)
+    page.locator(f"#{view.key}-play").click()
+    return (len(seen) - 1) / (time.monotonic() - start)
+
+
+def measure(browser, url: str, view, count: int, load: int) -> dict:
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    network = Network(page)
+    try:
+        page.goto(url + view.path)
+        graphs_ready(page, view)
+        settle(page)
+        page.evaluate(PROBE)
+        wait_quiet(page, network)
+        latencies, redraws = steps(page, network, view, count)
+        requests, quiet = drag(page, network, view)
+        loaded = None
+        if load:
+            with students(url, load):
+                time.sleep(1.0)
+                loaded = drag(page, network, view)[1]
+        fps = play_fps(page, view)
+    finally:
+        context.close()
+    return {
+        "latencies": sorted(latencies),
+        "redraws": max(redraws) if redraws else 0,
+        "requests": requests,
+        "settle": quiet,
+        "loaded": loaded,
+        "fps": fps,
+    }
+
+
+def row(view, figures: dict) -> str:
+    times = figures["latencies"]
+    loaded = f"{figures['loaded']:7.0f}" if figures["loaded"] is not None else "      –"
+    fps = f"{figures['fps']:5.0f}" if figures["fps"] is not None else "    –"
+    return (
+        f"| {view.key:22s} | {statistics.median(times):6.0f} | {percentile(times, 0.95):6.0f} | "
+        f"{times[-1]:6.0f} | {figures['redraws']:3d} | {figures['requests']:4d} | "
+        f"{figures['settle']:6.0f} | {loaded} | {fps} |"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--views", nargs="*", default=[v.key for v in VIEWS])
+    parser.add_argument("--steps", type=int, default=12)
+    parser.add_argument("--students", type=int, default=0)
+    options = parser.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    chosen = [v for v in VIEWS if v.key in options.views]
+    env = {"LOG_LEVEL": "warning"}
+    with servers.gunicorn(env) as (url, _), sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=os.environ.get("CHROMIUM", CHROMIUM), args=CHROMIUM_ARGS
+        )
+        print(
+            f"gunicorn (Procfile settings) and headless Chromium, {options.steps} steps per "
+            f"view; times in ms; drag = {DRAG_MOVES} moves in {DRAG_SECONDS:g} s"
+        )
+        print(
+            "| view | step median | p95 | max | redraws per change | requests per drag | "
+            f"quiet after release | … with {options.students} students | Play fps |"
+        )
+        print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+        for view in chosen:
+            with nullcontext():
+                figures = measure(browser, url, view, options.steps, options.students)
+            print(row(view, figures), flush=True)
+        browser.close()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,66 @@
+"""A change redraws only the plots it changes, with only the traces it changes; the play bar's
+cursor stays where the page has it."""
+
+from dash import Patch, no_update
+
+from app.views.single_neuron import MAP, TRAJECTORY
+
+
+def _answer(view, cache, controls, drawn=None, frame=0):
+    request = {
+        "seq": 2,
+        "frame": frame,
+        "drawn": None if drawn is None else {"values": view.spec.to_controls(drawn), "frame": 0},
+    }
+    raw = view.spec.to_controls(controls)
+    return view.update(cache, request, raw, {"embed": False, "messages": []})
+
+
+def _touched(update) -> set:
+    return {tuple(op["location"][:2]) for op in update.to_plotly_json()["operations"]}
+
+
+def test_a_step_size_change_sends_only_the_descent_traces(cache):
+    before = TRAJECTORY.spec.defaults()
+    after = TRAJECTORY.spec.with_overrides({"lr": 0.02})
+    _answer(TRAJECTORY, cache, before)  # what the page shows (now cached)
+    figures = _answer(TRAJECTORY, cache, after, drawn=before)[: len(TRAJECTORY.panels)]
+    by_graph = dict(zip((p.graph for p in TRAJECTORY.panels), figures, strict=True))
+    surface = by_graph["surface"]
+    assert isinstance(surface, Patch)
+    names = [t.get("name") for t in _answer(TRAJECTORY, cache, after)[0]["data"]]
+    descent = names.index("gradient descent")
+    # the δ-surface, the minima and the exact path are not sent again
+    assert _touched(surface) == {("data", descent)}
+    for graph in ("mu", "phi", "kernel", "loss"):
+        assert all(loc[0] == "data" for loc in _touched(by_graph[graph])), graph
+
+
+def test_a_display_only_change_of_a_map_redraws_one_plot(cache):
+    before = MAP.spec.defaults()
+    after = MAP.spec.with_overrides({"labels": False})
+    _answer(MAP, cache, before)
+    figures = _answer(MAP, cache, after, drawn=before)[: len(MAP.panels)]
+    assert isinstance(figures[0], Patch) and figures[1] is no_update and figures[2] is no_update
+    assert _touched(figures[0]) == {("layout", "annotations")}
+
+
+def test_an_unknown_drawn_state_gets_whole_figures(cache):
+    before = TRAJECTORY.spec.with_overrides({"delta": 3.3, "horizon": 7.7})  # never computed
+    figures = _answer(TRAJECTORY, cache, TRAJECTORY.spec.defaults(), drawn=before)
+    assert all(isinstance(f, dict) and f["data"] for f in figures[: len(TRAJECTORY.panels)])
+
+
+def test_the_cursor_is_drawn_at_the_page_s_frame(cache):
+    controls = TRAJECTORY.spec.defaults()
+    answer = _answer(TRAJECTORY, cache, controls, frame=30)
+    frames = answer[len(TRAJECTORY.panels) + 4]
+    # on the 3-D scene the marker is data, placed at the frame the page shows
+    (cursor,) = [t for t in answer[0]["data"] if t.get("uid") == "cursor"]
+    assert cursor["z"] == [frames["cursor"]["surface"]["z"][30]]
+    # on 2-D plots the browser draws it over the plot: no cursor in the figure
+    mu = answer[[p.graph for p in TRAJECTORY.panels].index("mu")]
+    assert not [s for s in mu["layout"]["shapes"] if s.get("name") == "cursor"]
+    function = answer[[p.graph for p in TRAJECTORY.panels].index("function")]
+    assert not [t for t in function["data"] if t.get("uid") == "cursor"]
+    assert frames["cursor"]["function"]["x"] and frames["lines"]["mu"]
