@@ -47,6 +47,10 @@ def create_app(settings: Settings | None = None, **dash_options) -> Dash:
         update_title=None,
         **(settings.dash_paths() | dash_options),
     )
+    # the page's language, for screen readers and hyphenation; a colour scheme of both kinds
+    app.index_string = app.index_string.replace("<html>", '<html lang="en">', 1).replace(
+        "{%metas%}", '{%metas%}\n        <meta name="color-scheme" content="light dark">', 1
+    )
     app.server.config["MAX_CONTENT_LENGTH"] = MAX_REQUEST_BYTES
     cache = ResultCache.for_app(
         app.server, settings.flask_caching_config(), settings.cache_retry_after

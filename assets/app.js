@@ -9,7 +9,8 @@
  *   plots (no plotly redraw), Plotly.restyle on 3-D scenes and matrices. Play runs on
  *   requestAnimationFrame.
  * - Resending: a callback whose answer does not arrive whole is sent again.
- * - Accessible names and values for sliders (log sliders announce the value, not its log).
+ * - Accessible names and values for sliders (log sliders announce the value, not its log),
+ *   and a view that takes long to answer says that it is computing.
  */
 (function () {
   "use strict";
@@ -45,14 +46,34 @@
   function sameValues(a, b) { return JSON.stringify(a) === JSON.stringify(b); }
 
   function gateOf(key) {
-    if (!gates[key]) { gates[key] = {seq: 0, inflight: null, answered: null, drawn: null}; }
+    if (!gates[key]) {
+      gates[key] = {key: key, seq: 0, inflight: null, answered: null, drawn: null, timer: 0};
+    }
     return gates[key];
+  }
+
+  /* Slow answers (a large map) are announced: after BUSY_MS the view shows that it is
+   * computing (a bar over the plots, aria-busy for screen readers). */
+  var BUSY_MS = 300;
+
+  function busy(key, on) {
+    var node = document.getElementById(key + "-view");
+    if (!node) { return; }
+    node.classList.toggle("is-computing", on);
+    node.setAttribute("aria-busy", on ? "true" : "false");
+  }
+
+  function theme() {
+    return window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").matches
+      ? "dark" : "light";
   }
 
   function send(gate, frame) {
     gate.seq += 1;
     gate.inflight = {seq: gate.seq, at: Date.now()};
-    return {seq: gate.seq, frame: frame, drawn: gate.drawn};
+    clearTimeout(gate.timer);
+    gate.timer = setTimeout(function () { busy(gate.key, true); }, BUSY_MS);
+    return {seq: gate.seq, frame: frame, theme: theme(), drawn: gate.drawn};
   }
 
   /* Take in the server's newest answer: what it drew (or that it could not), and that the
@@ -62,19 +83,22 @@
     var expected = gate.inflight ? gate.inflight.seq : null;
     if (answered.seq !== expected && !(expected === null && gate.answered === null)) { return; }
     gate.inflight = null;
+    clearTimeout(gate.timer);
+    busy(gate.key, false);
     gate.answered = answered.values;
-    gate.drawn = answered.drawn ? {values: answered.values, frame: answered.frame} : null;
+    gate.theme = answered.theme;
+    gate.drawn = answered.drawn
+      ? {values: answered.values, frame: answered.frame, theme: answered.theme} : null;
   }
 
   function gateFor(key, values, answered, frame) {
     var gate = gateOf(key);
     accept(gate, answered);
-    if (gate.answered === null) { return noUpdate(); }  // the page's first answer is on its way
     if (gate.inflight && Date.now() - gate.inflight.at < GATE_TIMEOUT_MS) {
       return noUpdate();  // sent when the answer comes, with the values of that moment
     }
     // nothing new to ask (also after a failed answer: the same values would fail again)
-    if (sameValues(values, gate.answered)) { return noUpdate(); }
+    if (sameValues(values, gate.answered) && gate.theme === theme()) { return noUpdate(); }
     return send(gate, frame);
   }
 
@@ -251,10 +275,11 @@
 
   window.dash_clientside = Object.assign({}, window.dash_clientside, {
     lazyRich: {
-      /* controls (…), answered, frame → the request the server callback reads */
+      /* controls (…), answered, theme, frame → the request the server callback reads */
       gate: function () {
         var args = Array.prototype.slice.call(arguments);
         var frame = args.pop();
+        args.pop();  // the theme store: it only wakes the gate when the system theme changes
         var answered = args.pop();
         return gateFor(viewKey("-request"), args, answered, Number(frame) || 0);
       },
@@ -300,6 +325,51 @@
   /* Log-scale sliders work on log10 of the value; their tooltip shows the value itself. */
   window.dccFunctions = Object.assign({}, window.dccFunctions, {
     lazyRichPow10: function (exponent) { return format(Math.pow(10, exponent)); }
+  });
+
+  /* The plots follow the system's colour scheme when it changes: every view's gate is woken
+   * through its theme store and asks for the plots in the new theme. */
+  if (window.matchMedia) {
+    window.matchMedia("(prefers-color-scheme: dark)").addEventListener("change", function () {
+      Object.keys(gates).forEach(function (key) {
+        window.dash_clientside.set_props(key + "-theme", {data: theme()});
+      });
+    });
+  }
+
+  /* ---- accessible names and values for the sliders ----------------------------------------- */
+
+  /* Dash's sliders take no ARIA attributes: their thumbs and number boxes get the label of
+   * their control (its box says which, components.control), and sliders over decades
+   * announce the value itself rather than its logarithm. */
+  function nameControls(root) {
+    var boxes = root.querySelectorAll(".control[data-label]");
+    for (var b = 0; b < boxes.length; b++) {
+      var box = boxes[b], labelId = box.getAttribute("data-label");
+      var log = box.getAttribute("data-scale") === "log";
+      var parts = box.querySelectorAll("[role=slider], input[type=number], input.dash-input");
+      for (var p = 0; p < parts.length; p++) {
+        if (parts[p].getAttribute("aria-labelledby") !== labelId) {
+          parts[p].setAttribute("aria-labelledby", labelId);
+        }
+        var now = parts[p].getAttribute("aria-valuenow");
+        if (log && now !== null) {
+          var text = format(Math.pow(10, Number(now)));
+          if (parts[p].getAttribute("aria-valuetext") !== text) {
+            parts[p].setAttribute("aria-valuetext", text);
+          }
+        }
+      }
+    }
+  }
+
+  var naming = false;
+  new MutationObserver(function () {
+    if (naming) { return; }
+    naming = true;
+    window.requestAnimationFrame(function () { naming = false; nameControls(document); });
+  }).observe(document.documentElement, {
+    subtree: true, childList: true, attributes: true, attributeFilter: ["aria-valuenow"]
   });
 
   /* ---- resending a callback whose answer did not arrive whole ------------------------------ */

@@ -85,7 +85,7 @@ def _content(view: Any, state: PageState, related: Sequence[tuple[str, str]]) ->
             html.P(id=f"{view.key}-timing", className="timing"),
             html.Div(components.animation_bar(view.key, state.frame), hidden=not view.animated),
             *hint,
-            html.Div(panels, className="graph-grid"),
+            html.Div(panels, className="graph-grid", id=f"{view.key}-plots", tabIndex="-1"),
         ],
         className="content",
     )
@@ -93,20 +93,34 @@ def _content(view: Any, state: PageState, related: Sequence[tuple[str, str]]) ->
 
 def view_page(view: Any, state: PageState, related: Sequence[tuple[str, str]] = ()) -> html.Div:
     key = view.key
+    # a panel above the plots on a phone (collapsible), a sticky column beside them elsewhere
     sidebar = html.Aside(
-        [_presets(view, state), *_controls(view, state), components.download_bar(key)],
+        html.Details(
+            [
+                html.Summary("Controls", className="sidebar-summary"),
+                _presets(view, state),
+                *_controls(view, state),
+                components.download_bar(key),
+            ],
+            open=True,
+            className="sidebar-panel",
+        ),
         className="sidebar",
+        **{"aria-label": "controls"},
     )
     page = {"embed": state.embed, "messages": list(state.messages)}
     return html.Div(
         [
+            html.A("Skip to the plots", href=f"#{key}-plots", className="skip-link"),
             dcc.Location(id=f"{key}-url", refresh=False),
             dcc.Store(id=f"{key}-page", data=page),
             dcc.Store(id=f"{key}-frames"),
             dcc.Store(id=f"{key}-request"),
             dcc.Store(id=f"{key}-answered"),
+            dcc.Store(id=f"{key}-theme"),
             *([dcc.Location(id=f"{key}-open", refresh="callback-nav")] if view.clicks else []),
             html.Div([sidebar, _content(view, state, related)], className="view-body"),
         ],
         className=f"view view-{key}",
+        id=f"{key}-view",
     )

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 from dash import Patch, no_update
 
+from ..ui.theme import THEMES
 from .panel import Figure
 
 __all__ = ["Request", "echo", "figure_update", "figure_updates", "same"]
@@ -34,14 +35,20 @@ def _values(value: Any) -> list | None:
     return list(value)[:200] if isinstance(value, list) else None
 
 
+def _theme(value: Any) -> str:
+    return value if value in THEMES else "light"
+
+
 @dataclass(frozen=True)
 class Request:
     """What the page's gate asks for, parsed defensively (it may be a hand-made request)."""
 
     seq: int | None = None
     frame: int = 0
-    #: (control values, frame) of what the page shows now, if it knows
-    drawn: tuple[list, int] | None = None
+    #: the page's colour theme ("light" or "dark"), which the plots follow
+    theme: str = "light"
+    #: (control values, frame, theme) of what the page shows now, if it knows
+    drawn: tuple[list, int, str] | None = None
 
     @classmethod
     def parse(cls, raw: Any) -> Request:
@@ -51,8 +58,12 @@ class Request:
         drawn = raw.get("drawn")
         before = None
         if isinstance(drawn, dict) and _values(drawn.get("values")) is not None:
-            before = (_values(drawn["values"]), _index(drawn.get("frame")))
-        return cls(seq, _index(raw.get("frame")), before)
+            before = (
+                _values(drawn["values"]),
+                _index(drawn.get("frame")),
+                _theme(drawn.get("theme")),
+            )
+        return cls(seq, _index(raw.get("frame")), _theme(raw.get("theme")), before)
 
 
 def echo(value: Any, depth: int = 0) -> Any:

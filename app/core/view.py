@@ -28,6 +28,7 @@ from dash import ClientsideFunction, Dash, Input, Output, State, ctx, html, no_u
 from ..cache import ResultCache
 from ..ui import components
 from ..ui.figures import compact
+from ..ui.theme import themed
 from .clicks import ClickPoint, Link
 from .downloads import Tables, to_csv, to_json
 from .frames import Frames, place
@@ -168,7 +169,7 @@ class View(Generic[Controls, Result]):
             ClientsideFunction("lazyRich", "gate"),
             Output(f"{key}-request", "data"),
             [Input(ident, "value") for ident in self.control_ids()]
-            + [Input(f"{key}-answered", "data")],
+            + [Input(f"{key}-answered", "data"), Input(f"{key}-theme", "data")],
             State(f"{key}-frame", "value"),
         )
         outputs = [Output(graph, "figure") for graph in self.graph_ids()] + [
@@ -186,6 +187,7 @@ class View(Generic[Controls, Result]):
             Input(f"{key}-request", "data"),
             [State(ident, "value") for ident in self.control_ids()],
             State(f"{key}-page", "data"),
+            prevent_initial_call=True,  # the gate's first request (with the page's theme) opens
         )
         def update(request, *args):
             return self.update(cache, request, args[:-1], args[-1])
@@ -199,14 +201,14 @@ class View(Generic[Controls, Result]):
         last frame's index, and the answer to the gate (which values it drew)."""
         ask = Request.parse(request)
         controls, corrections = self.spec.parse_controls(raw_controls)
-        shown = {"values": echo(list(raw_controls)), "frame": ask.frame}
+        shown = {"values": echo(list(raw_controls)), "frame": ask.frame, "theme": ask.theme}
         page = page if isinstance(page, dict) else {}
         search = self.spec.encode(controls, embed=truth(page.get("embed")) is True)
         carried = page.get("messages")  # from the link the page was opened with
         carried = [str(m)[:300] for m in carried[:10]] if isinstance(carried, list) else []
         try:
             computed = self.results(cache, controls)
-            figures, summary, notes, frames = self.draw(controls, computed, ask.frame)
+            figures, summary, notes, frames = self.draw(controls, computed, ask.frame, ask.theme)
             before = self._drawn(cache, ask.drawn)
         except Exception as error:  # shown on the page; the request still succeeds
             log.exception("drawing %s failed for %s", self.key, controls)
@@ -237,7 +239,9 @@ class View(Generic[Controls, Result]):
             {"seq": ask.seq, "drawn": True, **shown},
         ]
 
-    def _drawn(self, cache: ResultCache, drawn: tuple[list, int] | None) -> list[Figure] | None:
+    def _drawn(
+        self, cache: ResultCache, drawn: tuple[list, int, str] | None
+    ) -> list[Figure] | None:
         """The figures the page shows now, redrawn from the cached result (None if unknown or
         no longer cached: then whole figures are sent)."""
         if drawn is None:
@@ -247,13 +251,13 @@ class View(Generic[Controls, Result]):
         result = cache.get(self.key, physics, self.result_type)
         if result is None:
             return None
-        return self.draw(controls, Computed(result, None), drawn[1])[0]
+        return self.draw(controls, Computed(result, None), drawn[1], drawn[2])[0]
 
     def draw(
-        self, controls: Controls, computed: Computed[Result], frame: int = 0
+        self, controls: Controls, computed: Computed[Result], frame: int = 0, theme: str = "light"
     ) -> tuple[list[Figure], Any, list[str], dict | None]:
         """(figures, summary, notes, frames payload) for a computed result, every cursor at
-        ``frame`` of the play bar."""
+        ``frame`` of the play bar, the plots in the page's colour ``theme``."""
         result = computed.result
         order = [panel.graph for panel in self.panels]
         frames = self.frames(controls, result).payload(order) if self.frames else None
@@ -261,7 +265,7 @@ class View(Generic[Controls, Result]):
         for panel in self.panels:
             figure = panel.draw(controls, result)
             place(figure, panel.graph, frames, frame)
-            figures.append(compact(figure))
+            figures.append(compact(themed(figure, theme)))
         summary = components.facts(self.facts(controls, result))
         return figures, summary, list(self.notes(controls, result)), frames
 

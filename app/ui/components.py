@@ -50,12 +50,10 @@ def _linear_marks(spec: Field) -> dict:
     return marks
 
 
-def control(view: str, spec: Field, value: Any) -> html.Div:
-    """A labelled control for one field, showing ``value``."""
-    ident = control_id(view, spec.name)
-    if spec.kind in ("float", "int") and spec.log:
+def _slider(ident: str, spec: Field, value: Any):
+    if spec.log:  # the slider works on log10 of the value
         low, high = math.log10(spec.low), math.log10(spec.high)
-        widget = dcc.Slider(
+        return dcc.Slider(
             id=ident,
             min=low,
             max=high,
@@ -67,28 +65,39 @@ def control(view: str, spec: Field, value: Any) -> html.Div:
             tooltip={"placement": "bottom", "transform": "lazyRichPow10"},
             className="control-slider",
         )
-    elif spec.kind in ("float", "int"):
-        step = spec.step if spec.step is not None else (1 if spec.kind == "int" else None)
-        widget = dcc.Slider(
-            id=ident,
-            min=spec.low,
-            max=spec.high,
-            step=step,
-            value=value,
-            marks=_linear_marks(spec),
-            updatemode="drag",
-            className="control-slider",
-        )
+    step = spec.step if spec.step is not None else (1 if spec.kind == "int" else None)
+    return dcc.Slider(
+        id=ident,
+        min=spec.low,
+        max=spec.high,
+        step=step,
+        value=value,
+        marks=_linear_marks(spec),
+        updatemode="drag",
+        className="control-slider",
+    )
+
+
+def _choices(ident: str, spec: Field, value: Any):
+    labels = spec.choice_labels or tuple(map(str, spec.choices))
+    options = [{"label": t, "value": c} for c, t in zip(spec.choices, labels, strict=True)]
+    return dcc.RadioItems(
+        id=ident, options=options, value=value, inline=True, className="control-radio"
+    )
+
+
+def control(view: str, spec: Field, value: Any) -> html.Div:
+    """A labelled control for one field, showing ``value``.
+
+    Dash's sliders cannot take ARIA attributes, so the control's box carries what
+    ``assets/app.js`` gives the slider's thumb and number box: the label (``aria-labelledby``)
+    and, for sliders over decades, the value itself as ``aria-valuetext`` (``data-scale``)."""
+    ident = control_id(view, spec.name)
+    label_id = f"{ident}-label"
+    if spec.kind in ("float", "int"):
+        widget = _slider(ident, spec, value)
     elif spec.kind == "choice":
-        options = [
-            {"label": label, "value": choice}
-            for choice, label in zip(
-                spec.choices, spec.choice_labels or map(str, spec.choices), strict=True
-            )
-        ]
-        widget = dcc.RadioItems(
-            id=ident, options=options, value=value, inline=True, className="control-radio"
-        )
+        widget = _choices(ident, spec, value)
     else:
         widget = dcc.Checklist(
             id=ident,
@@ -96,14 +105,24 @@ def control(view: str, spec: Field, value: Any) -> html.Div:
             value=spec.to_control(value),
             className="control-check",
         )
-    if spec.kind == "bool":
-        label = []
-    elif spec.log:  # the slider works on log10: show the value itself next to the label
-        readout = html.Span(format_value(value), id=f"{ident}-readout", className="readout")
-        label = [html.Label([spec.label, readout], htmlFor=ident, className="control-label")]
-    else:
-        label = [html.Label(spec.label, htmlFor=ident, className="control-label")]
-    return html.Div([*label, widget], className="control", title=spec.help or None)
+    label = []
+    if spec.kind != "bool":  # a checkbox is named by its own option
+        readout = (
+            [html.Span(format_value(value), id=f"{ident}-readout", className="readout")]
+            if spec.log
+            else []
+        )
+        label = [
+            html.Label(
+                [spec.label, *readout], id=label_id, htmlFor=ident, className="control-label"
+            )
+        ]
+    attributes = {"data-label": label_id} if spec.kind != "bool" else {}
+    if spec.kind == "choice":
+        attributes |= {"role": "radiogroup", "aria-labelledby": label_id}
+    if spec.log:
+        attributes["data-scale"] = "log"
+    return html.Div([*label, widget], className="control", title=spec.help or None, **attributes)
 
 
 def format_value(value: float) -> str:
@@ -121,22 +140,26 @@ def explanation(markdown: str) -> dcc.Markdown:
 def graph_card(
     view: str, key: str, title: str, text: str, *, height: int, wide: bool, embed: bool
 ) -> html.Div:
+    """One plot with its title and explanation. The card is a figure named by its title and
+    described by the view's summary (the plot's text alternative)."""
+    ident = f"{view}-graph-{key}"
     children = [
-        html.H3(title, className="graph-title"),
-        dcc.Loading(
-            dcc.Graph(
-                id=f"{view}-graph-{key}",
-                config=GRAPH_CONFIG,
-                style={"height": f"{height}px"},
-                figure={"data": [], "layout": {"height": height}},
-            ),
-            type="dot",
-            delay_show=400,
+        html.H3(title, id=f"{ident}-title", className="graph-title"),
+        dcc.Graph(
+            id=ident,
+            config=GRAPH_CONFIG,
+            style={"height": f"{height}px"},
+            figure={"data": [], "layout": {"height": height}},
         ),
     ]
     if not embed:
         children.append(explanation(text))
-    return html.Div(children, className="graph-card wide" if wide else "graph-card")
+    return html.Div(
+        children,
+        className="graph-card wide" if wide else "graph-card",
+        role="figure",
+        **{"aria-labelledby": f"{ident}-title", "aria-describedby": f"{view}-summary"},
+    )
 
 
 def animation_bar(view: str, frame: int) -> html.Div:
