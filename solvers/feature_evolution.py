@@ -535,7 +535,8 @@ __all__ += ["Setup", "Spectrum", "kernel_descent_time", "setup", "spectrum", "st
 @dataclass(frozen=True)
 class Spectrum:
     """A kernel's eigenvalues, largest first, and the target's components along its
-    eigenvectors: ``v_k = u_kᵀy``, whose squares are the task power of Shan & Bordelon §2."""
+    eigenvectors: ``v_k = u_kᵀy``, whose squares are the task power of Shan & Bordelon §2
+    (docs/theory.md §4)."""
 
     eigenvalues: np.ndarray  #: (P,) λ₁ ≥ λ₂ ≥ …
     components: np.ndarray  #: (P,) v_k = u_kᵀy (the sign of each eigenvector is arbitrary)
@@ -553,7 +554,8 @@ class Spectrum:
 
 def spectrum(kernel: np.ndarray, y: np.ndarray) -> Spectrum:
     """The :class:`Spectrum` of a symmetric positive semi-definite ``kernel`` (P × P) with the
-    targets ``y`` (P,): one eigendecomposition (their Fig. 2A–B draw it for K₀ and K_∞)."""
+    targets ``y`` (P,): one eigendecomposition (Shan & Bordelon's Fig. 2A–B draw it for K₀ and
+    K_∞; docs/theory.md §4)."""
     kernel, y, _, _ = _check(kernel, y, 1.0, 0.0)
     values, vectors = scipy.linalg.eigh(kernel, check_finite=False)
     return Spectrum(values[::-1].copy(), (vectors.T @ y)[::-1].copy())
@@ -680,6 +682,7 @@ class Setup:
 
 
 def setup(*, samples: int, a: float, b: float, seed: int = 0) -> Setup:
-    """The :class:`Setup` of a power-law task (see :func:`power_law_task`)."""
+    """The :class:`Setup` of a power-law task (Shan & Bordelon §2, :func:`power_law_task`;
+    docs/theory.md §4)."""
     K0, y = power_law_task(samples, a, b, seed)
     return Setup(int(samples), float(a), float(b), int(seed), K0, y)
