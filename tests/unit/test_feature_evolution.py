@@ -5,6 +5,7 @@ import itertools
 import numpy as np
 import pytest
 import scipy.linalg
+import scipy.optimize
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -278,3 +279,179 @@ def test_gradient_descent_update_is_the_feature_step():
         residual, kernel = residual - lr * eta * kernel @ residual, update @ kernel @ update
     assert np.allclose(run.residual[-1], residual, rtol=1e-12)
     assert np.allclose(run.K[-1], kernel, rtol=1e-12)
+
+
+# -- the power-law task of the views: spectra, threshold, descent time, stable step ------------
+
+
+def _known_basis(values, components, seed=0):
+    """K₀ = Q diag(values) Qᵀ and y = Q·components with a random orthogonal Q: a task whose
+    eigenbasis the test knows exactly."""
+    basis = np.linalg.qr(np.random.default_rng(seed).standard_normal((len(values),) * 2))[0]
+    kernel = (basis * np.asarray(values)) @ basis.T
+    return 0.5 * (kernel + kernel.T), basis @ np.asarray(components)
+
+
+def test_the_spectrum_of_k0_is_the_one_it_was_built_from():
+    values = np.array([2.0, 1.0, 0.5, 0.1, 0.01])
+    components = np.array([0.3, -1.0, 0.2, 0.7, -0.05])
+    K0, y = _known_basis(values, components)
+    found = fe.spectrum(K0, y)
+    assert np.allclose(found.eigenvalues, values, rtol=1e-12)
+    assert np.allclose(found.power, components**2, rtol=1e-10)
+    assert found.top_overlap == pytest.approx(0.3 / np.linalg.norm(components), rel=1e-10)
+    # and the power-law task has λ_k = k^−b, v_k² = k^−a (Shan & Bordelon §2)
+    task = fe.setup(samples=50, a=1.7, b=0.8, seed=4)
+    k = np.arange(1, 51)
+    assert np.allclose(task.initial.eigenvalues, k**-0.8, rtol=1e-10)
+    assert np.allclose(task.initial.power, k**-1.7, rtol=1e-8)
+    assert np.array_equal(task.K0, fe.power_law_task(50, 1.7, 0.8, 4)[0])
+
+
+@pytest.mark.parametrize("gamma", [1e-3, 0.3, 5.0, 1e3])
+def test_the_final_spectrum_solves_the_secular_equation(gamma):
+    """K∞ = K₀ + γyyᵀ in K₀'s eigenbasis: each eigenvalue μ solves 1 = γ Σ v_j²/(μ − λ_j), its
+    eigenvector is ∝ (μ − λ_j)⁻¹ v_j, so the task power along it is 1/(γ² Σ v_j²/(μ − λ_j)²)."""
+    values = np.array([1.0, 0.6, 0.3, 0.1, 0.02, 0.004])
+    components = np.array([0.2, 0.9, -0.5, 0.4, 0.3, -0.1])
+    K0, y = _known_basis(values, components, seed=3)
+    final = fe.spectrum(K0 + gamma * np.outer(y, y), y)
+    gaps = final.eigenvalues[:, None] - values[None, :]
+    secular = gamma * np.sum(components**2 / gaps, axis=1)
+    assert np.allclose(secular, 1.0, rtol=1e-7)
+    power = 1.0 / (gamma**2 * np.sum(components**2 / gaps**2, axis=1))
+    assert np.allclose(final.power, power, rtol=1e-6, atol=1e-14)
+    assert final.eigenvalues.sum() == pytest.approx(values.sum() + gamma * components @ components)
+    assert final.top_overlap == pytest.approx(np.sqrt(power[0] / (components @ components)))
+
+
+def _overlap(K0, y, gamma):
+    """|u₁ᵀy|/‖y‖ for the top eigenvector of K₀ + γyyᵀ, by numpy's full eigendecomposition."""
+    top = np.linalg.eigh(K0 + gamma * np.outer(y, y))[1][:, -1]
+    return abs(float(top @ y)) / np.linalg.norm(y)
+
+
+@pytest.mark.parametrize(("a", "b", "seed"), [(1.5, 1.2, 0), (1.1, 2.0, 3), (3.0, 1.2, 1)])
+def test_the_threshold_is_where_the_overlap_passes_half_way(a, b, seed):
+    K0, y = fe.power_law_task(64, a, b, seed)
+    level = 0.5 * (_overlap(K0, y, 0.0) + 1)
+
+    def above(log_gamma):
+        return _overlap(K0, y, np.exp(log_gamma)) - level
+
+    fine = fe.gamma_sweep(K0, y, np.geomspace(1e-3, 1e3, 400))
+    bracket = np.searchsorted(fine.top_overlap >= level, True)  # first swept γ above it
+    root = np.exp(
+        scipy.optimize.brentq(above, *np.log(fine.gammas[[bracket - 1, bracket]]), xtol=1e-12)
+    )
+    assert fine.threshold == pytest.approx(root, rel=2e-3)
+    coarse = fe.gamma_sweep(K0, y, np.geomspace(1e-3, 1e3, 30))
+    star = coarse.threshold
+    assert _overlap(K0, y, star / 1.5) < level < _overlap(K0, y, star * 1.5)
+    # the order of the γ swept does not matter
+    shuffled = np.random.default_rng(seed).permutation(coarse.gammas)
+    assert fe.gamma_sweep(K0, y, shuffled).threshold == pytest.approx(star, rel=1e-12)
+
+
+def test_no_threshold_where_the_sweep_does_not_bracket_one():
+    K0, y = fe.power_law_task(32, 1.5, 1.2, seed=0)
+    assert fe.gamma_sweep(K0, y, np.geomspace(1e-5, 1e-3, 10)).threshold is None  # not yet
+    # K₀ = I: any γ > 0 makes y the top eigenvector, past half-way at the smallest γ
+    identity, y = fe.power_law_task(32, 1.5, 0.0, seed=0)
+    assert _overlap(identity, y, 1e-6) > 1 - 1e-9
+    assert fe.gamma_sweep(identity, y, np.geomspace(1e-3, 1e3, 30)).threshold is None
+    # y along K₀'s top eigenvector: aligned from the start
+    aligned = _known_basis([1.0, 0.5, 0.2], [1.0, 0.0, 0.0])
+    assert fe.gamma_sweep(*aligned, np.geomspace(1e-3, 1e3, 30)).threshold is None
+    # a grid that starts at γ = 0 interpolates linearly in γ on its first interval
+    two = _known_basis([1.0, 0.5], [0.2, 1.0])
+    sweep = fe.gamma_sweep(*two, [0.0, 10.0])
+    level = 0.5 * (sweep.initial_overlap + 1)
+    fraction = (level - sweep.top_overlap[0]) / (sweep.top_overlap[1] - sweep.top_overlap[0])
+    assert sweep.threshold == pytest.approx(10.0 * fraction, rel=1e-12)
+
+
+def test_kernel_descent_time_in_closed_form_for_a_scaled_identity():
+    # K₀ = λI: L(t) = ‖y‖² e^{−2ηλt}, so t = ln(‖y‖²/L)/(2ηλ)
+    K0, y = 0.3 * np.eye(4), np.array([1.0, -2.0, 0.5, 0.0])
+    initial = fe.spectrum(K0, y)
+    for loss in (5.0, 1.0, 1e-6, 1e-200):
+        expected = np.log(5.25 / loss) / (2 * 0.7 * 0.3)
+        assert fe.kernel_descent_time(initial, loss, eta=0.7) == pytest.approx(expected, rel=1e-12)
+    assert fe.kernel_descent_time(initial, 5.25, eta=0.7) == 0.0
+    assert fe.kernel_descent_time(initial, 100.0, eta=0.7) == 0.0
+
+
+@pytest.mark.parametrize(("a", "b", "eta"), [(1.5, 1.2, 1.0), (1.1, 2.0, 0.3), (3.0, 3.0, 7.0)])
+def test_kernel_descent_reaches_the_loss_at_that_time(a, b, eta):
+    """Against the matrix exponential: Δ(t) = −e^{−ηK₀t}y has ‖Δ‖² = the loss asked for."""
+    K0, y = fe.power_law_task(24, a, b, seed=2)
+    initial = fe.spectrum(K0, y)
+    start = float(y @ y)
+    times = []
+    for fraction in (0.9, 0.3, 1e-2, 1e-4):
+        t = fe.kernel_descent_time(initial, fraction * start, eta=eta)
+        residual = -scipy.linalg.expm(-eta * t * K0) @ y
+        assert float(residual @ residual) == pytest.approx(fraction * start, rel=1e-9)
+        times.append(t)
+    assert np.all(np.diff(times) > 0)
+
+
+def test_kernel_descent_time_over_astronomical_times():
+    # eigenvalues down to 1e-12: the time is ~1e12, where L is summed as a log-sum-exp
+    values, components = np.array([1.0, 1e-6, 1e-12]), np.array([1.0, 0.5, 0.25])
+    initial = fe.Spectrum(values, components)
+    t = fe.kernel_descent_time(initial, 1e-3, eta=1.0)
+    by_hand = sum(v**2 * np.exp(-2 * lam * t) for lam, v in zip(values, components, strict=True))
+    assert by_hand == pytest.approx(1e-3, rel=1e-10) and 1e11 < t < 1e13
+
+
+def test_kernel_descent_never_gets_below_the_unreachable_part():
+    # one feature, two samples: the part of y outside the range of K₀ never decays
+    features = np.array([[1.0, 0.5]])
+    K0, y = features.T @ features, np.array([1.0, -1.0])
+    initial = fe.spectrum(K0, y)
+    stuck = float((y @ np.array([0.5, -1.0])) ** 2 / 1.25)  # y's part along (0.5, −1)
+    assert fe.kernel_descent_time(initial, 0.999 * stuck) == np.inf
+    assert fe.kernel_descent_time(initial, 0.0) == np.inf
+    between = 0.5 * (stuck + float(y @ y))
+    t = fe.kernel_descent_time(initial, between)
+    residual = -scipy.linalg.expm(-t * K0) @ y
+    assert float(residual @ residual) == pytest.approx(between, rel=1e-9)
+
+
+def test_stable_lr_by_hand_for_a_scaled_identity():
+    # K₀ = λI: c₁ = λ + γ‖y‖² (y is an eigenvector of K∞)
+    K0, y = 0.5 * np.eye(3), np.array([1.0, 1.0, 0.0])
+    for eta, gamma in ((1.0, 0.0), (2.0, 0.1), (0.5, 10.0)):
+        kernel = 2 / (eta * (0.5 + 2 * gamma))
+        feature = 1 / (eta * gamma * 2) if gamma else np.inf
+        expected = 0.5 * min(kernel, feature)
+        assert fe.stable_lr(K0, y, eta=eta, gamma=gamma) == pytest.approx(expected, rel=1e-12)
+    assert fe.stable_lr(np.zeros((2, 2)), [1.0, 0.0], gamma=0.0) == np.inf
+
+
+def test_stable_lr_without_feature_learning_is_half_the_sharp_bound():
+    """γ = 0 is the linear iteration Δ ← (I − lr·ηK₀)Δ: stable exactly while its spectral
+    radius is below 1, i.e. for lr below twice the step returned."""
+    K0, y = fe.power_law_task(20, 1.5, 1.2, seed=1)
+    edge = 2 * fe.stable_lr(K0, y, eta=0.7, gamma=0.0)
+    for factor, stable in ((0.99, True), (1.01, False)):
+        iteration = np.eye(20) - factor * edge * 0.7 * K0
+        assert (np.max(np.abs(np.linalg.eigvals(iteration))) < 1) == stable
+    run = fe.gradient_descent(K0, y, 1.05 * edge, 2000, eta=0.7, gamma=0.0)
+    assert run.diverged_at is not None
+    assert fe.gradient_descent(K0, y, 0.99 * edge, 2000, eta=0.7, gamma=0.0).diverged_at is None
+
+
+@pytest.mark.parametrize("gamma", [1e-3, 0.2, 1.0, 30.0, 1e3])
+@pytest.mark.parametrize(("a", "b", "eta"), [(1.5, 1.2, 1.0), (1.1, 2.0, 0.1), (0.2, 0.0, 10.0)])
+def test_gradient_descent_at_the_stable_lr_converges(gamma, a, b, eta):
+    """At the step returned the discrete feature evolution learns without diverging, and its
+    kernel never breaks the kernel bound lr·η·λ_max(K) < 2 (checked by eigvalsh at every
+    recorded step)."""
+    K0, y = fe.power_law_task(20, a, b, seed=0)
+    lr = fe.stable_lr(K0, y, eta=eta, gamma=gamma)
+    run = fe.gradient_descent(K0, y, lr, 1500, eta=eta, gamma=gamma, every=50)
+    assert run.diverged_at is None and run.loss[-1] < 0.1 * run.loss[0]
+    assert max(np.linalg.eigvalsh(K)[-1] for K in run.K) * lr * eta < 2
