@@ -30,7 +30,7 @@ def _update(view, cache, controls, page=PAGE):
     raw = view.spec.to_controls(controls)
     answer = view.update(cache, {"seq": 1, "frame": 0, "drawn": None}, raw, page)
     summary, _timing, *rest, reply = answer[len(view.panels) :]
-    assert reply == {"seq": 1, "drawn": True, "values": raw, "frame": 0}
+    assert reply == {"seq": 1, "drawn": True, "values": raw, "frame": 0, "theme": "light"}
     return answer[: len(view.panels)], summary, *rest
 
 

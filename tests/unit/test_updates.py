@@ -53,12 +53,11 @@ def test_same_compares_arrays_and_nan():
 
 
 def test_requests_are_parsed_defensively():
-    assert Request.parse({"seq": 3, "frame": 7.9, "drawn": {"values": [1]}}) == (
-        Request(3, 7, ([1], 0))
-    )
-    assert Request.parse("junk") == Request(None, 0, None)
+    raw = {"seq": 3, "frame": 7.9, "theme": "dark", "drawn": {"values": [1], "theme": "x"}}
+    assert Request.parse(raw) == Request(3, 7, "dark", ([1], 0, "light"))
+    assert Request.parse("junk") == Request()
     assert Request.parse({"seq": True, "frame": float("inf"), "drawn": {"values": "x"}}) == (
-        Request(None, 0, None)
+        Request(None, 0, "light", None)
     )
 
 

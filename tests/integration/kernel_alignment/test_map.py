@@ -9,6 +9,7 @@ from urllib.parse import parse_qs, urlsplit
 import numpy as np
 import pytest
 
+from app.ui.figures import compact
 from app.views.kernel_alignment import MAP as VIEW
 from app.views.kernel_alignment import TRAJECTORY
 from app.views.kernel_alignment import map as gamma_map
@@ -173,7 +174,7 @@ def timed(chosen):
     """compute + drawing and packing of the figures, as the callback does (uncached)."""
     start = time.perf_counter()
     result = VIEW.compute(chosen)
-    figures = [panel.figure(chosen, result) for panel in VIEW.panels]
+    figures = [compact(panel.draw(chosen, result)) for panel in VIEW.panels]
     return time.perf_counter() - start, figures
 
 

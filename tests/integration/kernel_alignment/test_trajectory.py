@@ -14,6 +14,7 @@ from app.views.kernel_alignment import TRAJECTORY as VIEW
 from app.views.kernel_alignment import trajectory_plots as plots
 from app.views.kernel_alignment.trajectory import MAX_SAMPLES, descent_cap
 from solvers import feature_evolution as fe
+from tests.integration.calls import answer
 from tests.integration.figures import trace
 
 #: non-default, quick physics: the tests must not only pass at the defaults
@@ -55,10 +56,8 @@ def descent_traces(figure):
 
 def update(cache, chosen):
     """(figures, summary, messages, search, frames) of the main callback."""
-    answer = VIEW.update(cache, VIEW.spec.to_controls(chosen), {})
-    count = len(VIEW.panels)
-    summary, _timing, messages, search, frames, _last = answer[count:]
-    return answer[:count], summary, [m.children for m in messages], search, frames
+    reply = answer(VIEW, cache, chosen)
+    return reply.figures, reply.summary, reply.texts, reply.search, reply.frames
 
 
 def test_loss_and_alignment_curves_are_the_exact_flow():
@@ -280,10 +279,8 @@ def test_requests_stay_small_even_at_the_largest_size(samples, cache):
 def test_out_of_range_samples_are_clamped_with_a_message(cache):
     raw = VIEW.spec.to_controls(VIEW.spec.defaults())
     raw[VIEW.spec.names.index("samples")] = 100_000
-    answer = VIEW.update(cache, raw, {})
-    count = len(VIEW.panels)
-    messages, search = answer[count + 2], answer[count + 3]
-    assert any("number of samples P" in m.children for m in messages)
-    assert f"samples={MAX_SAMPLES}" in search
-    spectrum = answer[VIEW.panels.index(next(p for p in VIEW.panels if p.graph == "spectrum"))]
+    reply = answer(VIEW, cache, raw=raw)
+    assert any("number of samples P" in text for text in reply.texts)
+    assert f"samples={MAX_SAMPLES}" in reply.search
+    spectrum = reply.figure(VIEW, "spectrum")
     assert len(trace(spectrum, "K₀")["x"]["bdata"]) > 0  # packed, P = 300 ranks
