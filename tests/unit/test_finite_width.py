@@ -86,7 +86,7 @@ def test_exact_matches_ode_at_horizon_ten_thousand():
 
 
 def _paper_A(alpha_plus, alpha_minus, t_c, t):
-    """A(t) exactly as printed in Xu & Ziyin eqs. 8–9 (with α₋ > 0, SPEC §2 trap b)."""
+    """A(t) exactly as printed in Xu & Ziyin eqs. 8–9, with α₋ > 0 (docs/theory.md §2)."""
     xi = (1 - alpha_plus) / (1 + alpha_minus) * np.exp(-4 * t / t_c)
     return (alpha_plus + xi * alpha_minus) / (1 - xi)
 
