@@ -134,8 +134,15 @@ class FiniteWidthTrajectory:
 
     @cached_property
     def w_norm(self) -> np.ndarray:
-        """(T,) Frobenius norm ‖W‖ (rescaling, their §3.3; for d₀ = 1 their ‖w‖)."""
-        return np.sqrt(np.sum(self.W**2, axis=(1, 2)))
+        """(T,) Frobenius norm ‖W‖ (rescaling, their §3.3; for d₀ = 1 their ‖w‖).
+
+        On the exact flow W is never formed (T × d × d₀): only its component along x moves,
+        ``W = W₀ + Δh x̂ᵀ/ρ``, so ``‖W‖² = ‖W₀‖² + (2Δh·h₀ + ‖Δh‖²)/ρ²``."""
+        if self.recorded_W is not None:
+            return np.sqrt(np.sum(self.recorded_W**2, axis=(1, 2)))
+        change = self.hidden - self.hidden0
+        moved = (2 * change @ self.hidden0 + np.sum(change**2, axis=1)) / self.rho**2
+        return np.sqrt(np.maximum(float(np.sum(self.W0**2)) + moved, 0.0))
 
     @cached_property
     def _ntk_change_signed(self) -> np.ndarray:
@@ -586,17 +593,55 @@ def _non_negative(name: str, value) -> float:
 
 # -- width sweep (Xu & Ziyin §4, Table 1, Fig. 4) ------------------------------------------------
 
-__all__ += ["MAX_SWEEP_WIDTH", "MAX_SWEEP_WIDTHS", "TABLE_1", "WidthSweep", "width_sweep"]
+__all__ += [
+    "MAX_SWEEP_WIDTH",
+    "MAX_SWEEP_WIDTHS",
+    "TABLE_1",
+    "TABLE_1_BLOCKS",
+    "WidthSweep",
+    "width_sweep",
+]
 
-#: Xu & Ziyin Table 1, third and fourth blocks: the (c_η, c_γ) that put each infinite-width
-#: (c_d = 1) initialisation of :data:`SCALINGS` in the feature-learning phase (their "+") or the
-#: kernel phase ("−"), with equal learning-rate exponents for both layers. NTK and MF share their
-#: initialisation (σ_u = σ_w = 1), so their rows coincide: Table 1 turns each into the other.
+#: the four blocks of Xu & Ziyin Table 1, in its order: the scheme as initialised (c_η = 0 with
+#: its own c_γ), with the stabilising learning rate c_η*, and the (c_η, c_γ) pairs that put it in
+#: the feature-learning phase (their "+") and in the kernel phase ("−")
+TABLE_1_BLOCKS = ("as initialised", "stable", "feature learning", "kernel")
+
+#: Xu & Ziyin Table 1: per initialisation scheme of :data:`SCALINGS`, the (c_η, c_γ) of each of
+#: :data:`TABLE_1_BLOCKS`, learning-rate exponents equal for both layers (docs/theory.md §2).
+#: NTK and MF share their initialisation (σ_u = σ_w = 1), so their ± pairs coincide: Table 1
+#: turns each into the other. "lazy" (c_d = 0) keeps the width fixed.
 TABLE_1: dict[str, dict[str, tuple[float, float]]] = {
-    "NTK": {"kernel": (0.0, -0.5), "feature learning": (1.0, -1.0)},
-    "MF": {"kernel": (0.0, -0.5), "feature learning": (1.0, -1.0)},
-    "Xavier": {"kernel": (-2.0, 1.0), "feature learning": (0.0, 0.0)},
-    "Kaiming": {"kernel": (-1.0, 0.0), "feature learning": (1.0, -1.0)},
+    "NTK": {
+        "as initialised": (0.0, -0.5),
+        "stable": (0.0, -0.5),
+        "feature learning": (1.0, -1.0),
+        "kernel": (0.0, -0.5),
+    },
+    "MF": {
+        "as initialised": (0.0, -1.0),
+        "stable": (1.0, -1.0),
+        "feature learning": (1.0, -1.0),
+        "kernel": (0.0, -0.5),
+    },
+    "Xavier": {
+        "as initialised": (0.0, 0.0),
+        "stable": (0.0, 0.0),
+        "feature learning": (0.0, 0.0),
+        "kernel": (-2.0, 1.0),
+    },
+    "Kaiming": {
+        "as initialised": (0.0, 0.0),
+        "stable": (-1.0, 0.0),
+        "feature learning": (1.0, -1.0),
+        "kernel": (-1.0, 0.0),
+    },
+    "lazy": {
+        "as initialised": (0.0, 1.0),
+        "stable": (-2.0, 1.0),
+        "feature learning": (0.0, 0.0),
+        "kernel": (-2.0, 1.0),
+    },
 }
 #: most widths of one sweep, and the largest width
 MAX_SWEEP_WIDTHS = 64
@@ -636,14 +681,21 @@ class WidthSweep:
     t_c: np.ndarray  #: time scale of the row's flow
 
 
+def _powers(kappa, c_gamma, c_u, c_w, c_eta):
+    """(γ, σ_u, σ_w, η) = (κ^{c_γ}, κ^{c_u/2}, κ^{c_w/2}, κ^{c_η}): how Table 1's exponents make
+    a network at a finite κ (σ² ∝ κ^c, so σ = κ^{c/2}). Broadcasts over arrays."""
+    return kappa**c_gamma, kappa ** (0.5 * c_u), kappa ** (0.5 * c_w), kappa**c_eta
+
+
 def _sweep_rows(schemes, regimes) -> list[tuple[str, str]]:
     if isinstance(schemes, str) or isinstance(regimes, str):
         raise ValueError("schemes and regimes must be sequences of names, not a single string.")
     rows = []
+    widened = sorted(name for name, scaling in SCALINGS.items() if scaling["c_d"] == 1)
     for scheme in schemes:
-        if scheme not in TABLE_1:
+        if scheme not in widened:
             raise ValueError(
-                f"unknown scheme {scheme!r}; choose from {sorted(TABLE_1)} (the c_d = 1 rows of "
+                f"unknown scheme {scheme!r}; choose from {widened} (the c_d = 1 rows of "
                 "Table 1; 'lazy' keeps the width fixed and has no width sweep)."
             )
         for regime in regimes:
@@ -733,10 +785,9 @@ def width_sweep(
         for s, r in rows
     )
     width = widths.astype(np.float64)[None, :]
-    gamma = width ** c_gamma[:, None]
-    eta = width ** c_eta[:, None]
-    sigma_u = width ** (0.5 * c_u[:, None])
-    sigma_w = width ** (0.5 * c_w[:, None])
+    gamma, sigma_u, sigma_w, eta = _powers(
+        width, c_gamma[:, None], c_u[:, None], c_w[:, None], c_eta[:, None]
+    )
 
     # Σp², Σq², Σpq of pᵢ, qᵢ = (√η hᵢ ± √η ρ uᵢ)/(2ρ) with u = σ_u g, h = σ_w G x
     # (docs/theory.md (2.2)).
@@ -801,3 +852,556 @@ def width_sweep(
         alpha_plus=alpha_plus,
         t_c=1.0 / rate,
     )
+
+
+# -- the networks the dashboard poses: data, output scale, initialisation, learning rates --------
+
+__all__ += [
+    "GAMMA_RULES",
+    "INITS",
+    "Hyperbolas",
+    "Network",
+    "TimeUnit",
+    "balanced_rates",
+    "hyperbolas",
+    "learning_time",
+    "network",
+    "output_scale",
+]
+
+#: initialisations of :func:`network`: independent Gaussian layers, parallel layers (u ∥ W x),
+#: nearly parallel layers
+INITS = ("gaussian", "parallel", "near_parallel")
+#: output scales of :func:`network`: γ = 1/d (mean field), γ = 1/√d (NTK), or a given γ
+GAMMA_RULES = ("mf", "ntk", "free")
+
+
+def output_scale(rule: str, d: int, gamma: float = 1.0) -> float:
+    """γ of a width-d network by one of :data:`GAMMA_RULES`: ``1/d`` for "mf" (mean field),
+    ``1/√d`` for "ntk", ``gamma`` itself for "free" (Xu & Ziyin §4, docs/theory.md §2)."""
+    d = as_positive_int("d", d)
+    if rule == "mf":
+        return 1.0 / d
+    if rule == "ntk":
+        return 1.0 / float(np.sqrt(d))
+    if rule == "free":
+        return as_positive("gamma", gamma)
+    raise ValueError(f"gamma_rule must be one of {', '.join(GAMMA_RULES)}; got {rule!r}.")
+
+
+def balanced_rates(ratio: float) -> tuple[float, float]:
+    """``(η_u, η_w)`` with ratio ``η_u/η_w = ratio`` and product 1. A common factor of both
+    learning rates only rescales time (it sets t_c, not the path), so this loses nothing."""
+    eta_u = float(np.sqrt(as_positive("eta_ratio", ratio)))
+    return eta_u, 1.0 / eta_u
+
+
+@dataclass(frozen=True)
+class TimeUnit:
+    """The unit of time a view measures horizons and step sizes in.
+
+    ``basis`` is "t_c" (the solution's own time scale, their eq. 10); "kernel" when t_c is
+    infinite (y = 0 and P·Q = 0, so A(t) approaches α₊ only algebraically) and the unit is
+    ``1/(2K(0))``, the rate at which the output starts to move; "none" when nothing can move
+    (K(0) = 0) and the unit is 1.
+    """
+
+    value: float
+    basis: str
+
+
+@dataclass(frozen=True)
+class Network:
+    """A finite-width network and its one data point, ready to train: ``f(x) = γ Σᵢ uᵢ wᵢ·x``,
+    loss ``(f(x) − y)²``, learning rates η_u, η_w (Xu & Ziyin, docs/theory.md §2)."""
+
+    u0: np.ndarray  #: (d,) second layer
+    W0: np.ndarray  #: (d, d₀) first layer
+    x: np.ndarray  #: (d₀,) the data point
+    y: float
+    gamma: float
+    eta_u: float
+    eta_w: float
+
+    @property
+    def rho(self) -> float:
+        """‖x‖."""
+        return float(np.sqrt(self.x @ self.x))
+
+    def exact(self, t: np.ndarray) -> FiniteWidthTrajectory:
+        """The exact gradient flow at times ``t`` (:func:`exact`)."""
+        return exact(
+            self.u0,
+            self.W0,
+            self.x,
+            self.y,
+            t,
+            gamma=self.gamma,
+            eta_u=self.eta_u,
+            eta_w=self.eta_w,
+        )
+
+    def gradient_descent(self, lr: float, steps: int, every: int = 1) -> FiniteWidthTrajectory:
+        """Gradient descent from the same start (:func:`gradient_descent`)."""
+        return gradient_descent(
+            self.u0,
+            self.W0,
+            self.x,
+            self.y,
+            lr,
+            steps,
+            gamma=self.gamma,
+            eta_u=self.eta_u,
+            eta_w=self.eta_w,
+            every=every,
+        )
+
+    @cached_property
+    def start(self) -> FiniteWidthTrajectory:
+        """The initial state with the constants of its solution (t_c, α±, P, Q, mechanism)."""
+        return self.exact(np.zeros(1))
+
+    def time_unit(self) -> TimeUnit:
+        """t_c, or a stand-in where t_c is infinite (see :class:`TimeUnit`)."""
+        t_c = float(self.start.t_c)
+        if np.isfinite(t_c) and t_c > 0:
+            return TimeUnit(t_c, "t_c")
+        kernel = float(self.start.ntk[0])
+        if kernel > 0 and np.isfinite(1 / (2 * kernel)):
+            return TimeUnit(1 / (2 * kernel), "kernel")
+        return TimeUnit(1.0, "none")
+
+
+def network(
+    d: int,
+    *,
+    y: float,
+    d0: int = 1,
+    x_norm: float = 1.0,
+    gamma_rule: str = "free",
+    gamma: float = 1.0,
+    init: str = "gaussian",
+    sigma_u: float = 1.0,
+    sigma_w: float = 1.0,
+    noise: float = 0.1,
+    seed: int | None = 0,
+    eta_u: float = 1.0,
+    eta_w: float = 1.0,
+) -> Network:
+    """The network of Xu & Ziyin's experiments (their Fig. 1 and §4) from its description.
+
+    The data point is ``x = ‖x‖ (1, …, 1)/√d₀``; γ follows ``gamma_rule`` (:func:`output_scale`);
+    the layers are drawn by ``init``: "gaussian" (:func:`gaussian_init`), "parallel"
+    (:func:`parallel_init`) or "near_parallel" (:func:`near_parallel_init` with ``noise``), all
+    from ``seed``. Gaussian layers are ``σ_u g``, ``σ_w G`` of one standard-normal draw (g, G)
+    per (d, d₀, seed), whatever σ_u and σ_w are — the draw :func:`width_sweep` scales.
+    """
+    d = as_positive_int("d", d)
+    d0 = as_positive_int("d0", d0)
+    x = np.full(d0, as_positive("x_norm", x_norm) / np.sqrt(d0))
+    if init == "gaussian":
+        u0, W0 = gaussian_init(d, d0, sigma_u, sigma_w, seed)
+    elif init == "parallel":
+        u0, W0 = parallel_init(d, x, sigma_u, sigma_w, seed)
+    elif init == "near_parallel":
+        u0, W0 = near_parallel_init(d, x, sigma_u, sigma_w, seed, noise=noise)
+    else:
+        raise ValueError(f"init must be one of {', '.join(INITS)}; got {init!r}.")
+    return Network(
+        u0,
+        W0,
+        x,
+        as_finite_scalar("y", y),
+        output_scale(gamma_rule, d, gamma),
+        as_positive("eta_u", eta_u),
+        as_positive("eta_w", eta_w),
+    )
+
+
+def learning_time(alpha_plus: float) -> float:
+    """About how long learning takes, in units of t_c: ``2 + |ln α₊|/4``.
+
+    A(t) runs from 1 to α₊ and, far from both ends, grows or shrinks like ``e^{±4t/t_c}``
+    (their eq. 9): leaving a small initialisation takes ``t_c |ln α₊|/4``, and the last
+    approach to α₊ a couple of t_c. Infinite when α₊ is not a positive number (P = 0: the
+    flow heads for the saddle at the origin and never fits y).
+    """
+    alpha_plus = float(alpha_plus)
+    if not np.isfinite(alpha_plus) or alpha_plus <= 0:
+        return float("inf")
+    return 2.0 + abs(float(np.log(alpha_plus))) / 4.0
+
+
+@dataclass(frozen=True)
+class Hyperbolas:
+    """Each neuron's conserved hyperbola in its (uᵢ, hᵢ) plane, inside a box."""
+
+    u: np.ndarray  #: (n, points) second-layer weight along the branch; NaN outside the box
+    h: np.ndarray  #: (n, points) hidden pre-activation ``hᵢ = wᵢ·x``; NaN outside the box
+    #: the asymptotes p = 0 and q = 0 are the lines ``h = ∓slope·u``
+    slope: float
+
+
+def hyperbolas(
+    u0: np.ndarray,
+    hidden0: np.ndarray,
+    *,
+    rho: float,
+    eta_u: float,
+    eta_w: float,
+    u_max: float,
+    h_max: float,
+    points: int = 64,
+) -> Hyperbolas:
+    """The branch of ``pᵢqᵢ = pᵢ(0)qᵢ(0)`` through each neuron's start, inside the box
+    ``|u| ≤ u_max``, ``|h| ≤ h_max`` (Xu & Ziyin Theorem 1: ``pᵢ → pᵢ√A``, ``qᵢ → qᵢ/√A``, so
+    ``η_u hᵢ² − η_w ρ² uᵢ² = 4ρ² pᵢqᵢ`` is conserved). Parametrised as ``p = p₀s``, ``q = q₀/s``
+    over the range of s > 0 that reaches the box's edge on either side."""
+    u0 = as_array("u0", u0, ndim=1)
+    hidden0 = as_array("hidden0", hidden0, ndim=1, shape=u0.shape)
+    rho, eta_u, eta_w = (
+        as_positive(n, v) for n, v in (("rho", rho), ("eta_u", eta_u), ("eta_w", eta_w))
+    )
+    root_u, root_w = np.sqrt(eta_u), np.sqrt(eta_w)
+    p0 = (root_u * hidden0 + root_w * rho * u0) / (2 * rho)
+    q0 = (root_u * hidden0 - root_w * rho * u0) / (2 * rho)
+    reach = 0.5 * (root_u * h_max / rho + root_w * u_max)  # the largest |p|, |q| in the box
+    abs_p, abs_q = np.abs(p0), np.abs(q0)
+    with np.errstate(divide="ignore"):
+        low = np.where(abs_q > 0, abs_q / reach, 1e-6 * np.where(abs_p > 0, reach / abs_p, 1.0))
+        high = np.where(abs_p > 0, reach / abs_p, 1e6 * np.where(abs_q > 0, abs_q / reach, 1.0))
+    low, high = np.minimum(low, 1.0), np.maximum(high, 1.0)
+    fraction = np.linspace(0.0, 1.0, points)
+    s = np.exp(np.log(low)[:, None] + fraction[None, :] * np.log(high / low)[:, None])
+    p, q = p0[:, None] * s, q0[:, None] / s
+    u = (p - q) / root_w
+    h = rho * (p + q) / root_u
+    outside = (np.abs(u) > 1.02 * u_max) | (np.abs(h) > 1.02 * h_max)
+    return Hyperbolas(
+        np.where(outside, np.nan, u), np.where(outside, np.nan, h), float(root_w * rho / root_u)
+    )
+
+
+# -- the scaling phases over (c_η, c_γ): eq. 18, Theorem 2, Table 1 -----------------------------
+
+__all__ += [
+    "PHASES",
+    "PhaseGrid",
+    "PhasePlane",
+    "PhaseRow",
+    "PhaseTable",
+    "TableEntry",
+    "phase_table",
+    "power_fit",
+    "predicted_delta",
+]
+
+#: the scaling phases, in the order of their codes 0…3 in :class:`PhaseGrid`
+PHASES = ("frozen", "kernel", "feature learning", "unstable")
+
+
+@dataclass(frozen=True)
+class TableEntry:
+    """One block of Table 1 for one scheme: where it sits and the phase it is in."""
+
+    block: str  #: one of :data:`TABLE_1_BLOCKS`
+    c_eta: float
+    c_gamma: float
+    phase: str
+
+
+@dataclass(frozen=True)
+class PhaseGrid:
+    """The phase of every point of a grid over (c_η, c_γ)."""
+
+    etas: np.ndarray  #: (E,) c_η of the columns
+    gammas: np.ndarray  #: (G,) c_γ of the rows
+    codes: np.ndarray  #: (G, E) index into :data:`PHASES`
+    m: np.ndarray  #: (G, E) the exponent m of eq. 18 (0 exactly on the line m = 0)
+
+
+@dataclass(frozen=True)
+class PhasePlane:
+    """The scaling phases of one initialisation over the learning-rate and output-scale exponents
+    (c_η, c_γ) — Xu & Ziyin §4, eq. 18 and Theorem 2 (docs/theory.md §2).
+
+    The initialisation is a scheme of :data:`SCALINGS` (its c_d, c_u, c_w; its own c_γ is one
+    of the plane's coordinates); ``zero_output_init`` assumes Chizat's zero initial output
+    (case 2 of Theorem 2); ``split`` = c_ηu − c_ηw shares the learning-rate exponent c_η
+    unevenly between the layers (case 3): ``c_ηu = c_η + split/2``, ``c_ηw = c_η − split/2``.
+    """
+
+    scheme: str
+    zero_output_init: bool = False
+    split: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.scheme not in SCALINGS:
+            raise ValueError(f"scheme must be one of {', '.join(SCALINGS)}; got {self.scheme!r}.")
+        as_finite_scalar("split", self.split)
+
+    @classmethod
+    def as_in_table(cls, scheme: str) -> PhasePlane:
+        """The plane as Table 1 assumes it: equal learning rates, a zero initial output for the
+        "lazy" scheme (Chizat et al.) only."""
+        return cls(scheme, zero_output_init=scheme == "lazy")
+
+    @property
+    def exponents(self) -> tuple[float, float, float]:
+        """(c_d, c_u, c_w) of the scheme."""
+        scaling = SCALINGS[self.scheme]
+        return scaling["c_d"], scaling["c_u"], scaling["c_w"]
+
+    def shares_initialisation(self, scheme: str) -> bool:
+        """Whether ``scheme`` has this plane's (c_d, c_u, c_w) (NTK and MF do)."""
+        return PhasePlane(scheme).exponents == self.exponents
+
+    def learning_rates(self, c_eta: float) -> tuple[float, float]:
+        """(c_ηu, c_ηw) at the plane's c_η."""
+        half = self.split / 2
+        return c_eta + half, c_eta - half
+
+    def terms(self, c_eta: float, c_gamma: float) -> PhaseTerms:
+        c_d, c_u, c_w = self.exponents
+        return phase_terms(
+            c_d,
+            c_gamma,
+            c_u,
+            c_w,
+            *self.learning_rates(c_eta),
+            zero_output_init=self.zero_output_init,
+        )
+
+    def phase(self, c_eta: float, c_gamma: float) -> str:
+        """:func:`phase` at (c_η, c_γ)."""
+        c_d, c_u, c_w = self.exponents
+        return phase(
+            c_d,
+            c_gamma,
+            c_u,
+            c_w,
+            *self.learning_rates(c_eta),
+            zero_output_init=self.zero_output_init,
+        )
+
+    def boundary(self, c_eta) -> np.ndarray:
+        """c_γ of the line m = 0 at each ``c_eta``. Both terms of eq. 18 are 2c_γ plus a function
+        of the learning rates alone — ``c_ηu + c_ηw`` and ``c_d + max(c_ηw + c_u, c_ηu + c_w)``
+        — so m = 0 ⇔ c_γ = −max(the two)/2."""
+        c_d, c_u, c_w = self.exponents
+        etas = np.atleast_1d(np.asarray(c_eta, dtype=float))
+        eta_u, eta_w = self.learning_rates(etas)
+        feature = eta_u + eta_w
+        kernel = c_d + np.maximum(eta_w + c_u, eta_u + c_w)
+        return -np.maximum(feature, kernel) / 2
+
+    @property
+    def kink(self) -> float:
+        """c_η where the two terms of eq. 18 are equal: left of it the initialisation (kernel)
+        term sets m, right of it the feature term. Their difference falls with slope −1 in
+        c_η, so the kink is that difference at c_η = 0."""
+        c_d, c_u, c_w = self.exponents
+        half = self.split / 2
+        return c_d + max(c_u - half, c_w + half)
+
+    @property
+    def left_phase(self) -> str:
+        """The phase of the line m = 0 left of the kink (kernel iff P/Q → 1 there, Theorem 2;
+        right of it the line always learns features)."""
+        c_eta = self.kink - 1.0
+        return self.phase(c_eta, float(self.boundary(c_eta)[0]))
+
+    def grid(self, etas: np.ndarray, gammas: np.ndarray) -> PhaseGrid:
+        """The phase at every (c_η, c_γ) of a grid: frozen below the line m = 0, unstable above
+        it, and on it (where |m| < 10⁻⁶) as :meth:`phase` decides."""
+        etas = np.asarray(etas, dtype=float)
+        gammas = np.asarray(gammas, dtype=float)
+        m = 2 * gammas[:, None] - 2 * self.boundary(etas)[None, :]
+        codes = np.where(m < 0, PHASES.index("frozen"), PHASES.index("unstable"))
+        for row, column in zip(*np.nonzero(np.abs(m) < 1e-6), strict=True):
+            name = self.phase(float(etas[column]), float(gammas[row]))
+            codes[row, column] = PHASES.index(name)
+            if name in ("kernel", "feature learning"):
+                m[row, column] = 0.0
+        return PhaseGrid(etas, gammas, codes, m)
+
+    def table(self, scheme: str | None = None) -> tuple[TableEntry, ...]:
+        """Table 1's four points of ``scheme`` (this plane's by default), each with the phase it
+        has on this plane — for another scheme, at this plane's initialisation."""
+        row = TABLE_1[self.scheme if scheme is None else scheme]
+        return tuple(
+            TableEntry(block, *row[block], self.phase(*row[block])) for block in TABLE_1_BLOCKS
+        )
+
+
+@dataclass(frozen=True)
+class PhaseRow:
+    """One scheme of Table 1 in :func:`phase_table`."""
+
+    scheme: str
+    exponents: tuple[float, float, float, float]  #: (c_d, c_γ, c_u, c_w)
+    #: the scheme's phase at the learning-rate exponents asked about
+    yours: str
+    table: tuple[TableEntry, ...]  #: its four blocks of Table 1, as Table 1 assumes them
+
+
+@dataclass(frozen=True)
+class PhaseTable:
+    """The §4 rule for one set of exponents, and for every scheme of Table 1."""
+
+    terms: PhaseTerms
+    phase: str
+    rows: tuple[PhaseRow, ...]
+
+
+def phase_table(
+    c_d: float,
+    c_gamma: float,
+    c_u: float,
+    c_w: float,
+    c_eta_u: float,
+    c_eta_w: float,
+    *,
+    zero_output_init: bool = False,
+    independent_init: bool = True,
+) -> PhaseTable:
+    """The terms and phase of these exponents (:func:`phase_terms`, :func:`phase`), and each
+    scheme of Table 1 — its own phase at these learning-rate exponents and its four blocks —
+    with Table 1's assumptions (Xu & Ziyin §4, docs/theory.md §2)."""
+    flags = {"zero_output_init": zero_output_init, "independent_init": independent_init}
+    exponents = (c_d, c_gamma, c_u, c_w, c_eta_u, c_eta_w)
+    rows = []
+    for scheme, scaling in SCALINGS.items():
+        own = (scaling["c_d"], scaling["c_gamma"], scaling["c_u"], scaling["c_w"])
+        plane = PhasePlane.as_in_table(scheme)
+        yours = phase(*own, c_eta_u, c_eta_w, zero_output_init=plane.zero_output_init)
+        rows.append(PhaseRow(scheme, own, yours, plane.table()))
+    return PhaseTable(phase_terms(*exponents, **flags), phase(*exponents, **flags), tuple(rows))
+
+
+def predicted_delta(scheme: str, regime: str) -> float:
+    """The exponent δ of ``‖W(∞) − W(0)‖/‖W(0)‖ ∝ κ^{−δ}`` that Xu & Ziyin's App. B.4 estimates
+    for a Table-1 pair: 0 in the feature-learning phase; in the kernel phase
+    ``−(2c_γ + c_ηu + c_ηw)/2`` when c_u = c_w, else ``−(2c_γ + c_ηu + c_ηw)``."""
+    if regime not in ("kernel", "feature learning"):
+        raise ValueError(f"regime must be 'kernel' or 'feature learning'; got {regime!r}.")
+    if regime != "kernel":
+        return 0.0
+    c_eta, c_gamma = TABLE_1[scheme]["kernel"]
+    scaling = SCALINGS[scheme]
+    exponent = 2 * c_gamma + 2 * c_eta
+    return -exponent / 2 if scaling["c_u"] == scaling["c_w"] else -exponent
+
+
+def power_fit(widths: np.ndarray, values: np.ndarray) -> float | None:
+    """The exponent k of a power law ``values ∝ widths^k``: the least-squares slope of
+    log(values) against log(widths) over the positive, finite values; None without two
+    distinct widths to fit."""
+    widths = np.asarray(widths, dtype=float)
+    values = np.asarray(values, dtype=float)
+    keep = (values > 0) & np.isfinite(values) & (widths > 0)
+    if np.count_nonzero(keep) < 2 or np.ptp(np.log(widths[keep])) == 0:
+        return None
+    return float(np.polyfit(np.log(widths[keep]), np.log(values[keep]), 1)[0])
+
+
+# -- a Table-1 scheme at a finite κ -------------------------------------------------------------
+
+__all__ += ["Scaled", "scaled"]
+
+
+@dataclass(frozen=True)
+class Scaled:
+    """The hyperparameters of a Table-1 scheme at a finite κ (Xu & Ziyin §4): width, output
+    scale, initial scales and learning rates, each a power of κ."""
+
+    width: int
+    gamma: float
+    sigma_u: float
+    sigma_w: float
+    eta_u: float
+    eta_w: float
+
+    def network(self, y: float, seed: int | None = 0) -> Network:
+        """Its network on the data point x = 1, Gaussian layers from ``seed``: for κ = d the
+        network of :func:`width_sweep`'s row at that width."""
+        return network(
+            self.width,
+            y=y,
+            gamma=self.gamma,
+            sigma_u=self.sigma_u,
+            sigma_w=self.sigma_w,
+            seed=seed,
+            eta_u=self.eta_u,
+            eta_w=self.eta_w,
+        )
+
+    def rescaled(self, s: float) -> Scaled:
+        """The same network under the exact symmetry ``u, W → s u, s W``, ``γ → γ/s²``,
+        ``η → s²η`` (their footnote 5; in exponents (c_u, c_w, c_η, c_γ) → (+θ, +θ, +θ, −θ)):
+        the function and the path are unchanged, ``u(t), W(t) → s u(t), s W(t)``."""
+        s = as_positive("s", s)
+        return Scaled(
+            self.width,
+            self.gamma / s**2,
+            self.sigma_u * s,
+            self.sigma_w * s,
+            self.eta_u * s**2,
+            self.eta_w * s**2,
+        )
+
+    def balanced_scale(
+        self,
+        gamma_range: tuple[float, float],
+        sigma_u_range: tuple[float, float],
+        sigma_w_range: tuple[float, float],
+    ) -> float | None:
+        """The s of :meth:`rescaled` that puts γ/s², sσ_u and sσ_w inside the given ranges: 1
+        if that works, else the s with γ/s² = 1, else the s nearest 1; None if none does."""
+        log_gamma = float(np.log(self.gamma))
+        low = max(
+            (log_gamma - float(np.log(gamma_range[1]))) / 2,
+            float(np.log(sigma_u_range[0] / self.sigma_u)),
+            float(np.log(sigma_w_range[0] / self.sigma_w)),
+        )
+        high = min(
+            (log_gamma - float(np.log(gamma_range[0]))) / 2,
+            float(np.log(sigma_u_range[1] / self.sigma_u)),
+            float(np.log(sigma_w_range[1] / self.sigma_w)),
+        )
+        if low > high:
+            return None
+        if low <= 0 <= high:
+            return 1.0
+        if low <= log_gamma / 2 <= high:
+            return float(np.exp(log_gamma / 2))
+        return float(np.exp(min(max(0.0, low), high)))
+
+
+def scaled(
+    scheme: str,
+    kappa: float,
+    *,
+    c_gamma: float,
+    c_eta_u: float,
+    c_eta_w: float,
+    width: int | None = None,
+) -> Scaled:
+    """``scheme``'s initialisation (:data:`SCALINGS`: σ_u = κ^{c_u/2}, σ_w = κ^{c_w/2}) at κ
+    with output scale γ = κ^{c_γ} and learning rates η_u = κ^{c_ηu}, η_w = κ^{c_ηw}, at width
+    ``width`` (κ itself by default, as for c_d = 1). :func:`width_sweep` builds its rows the
+    same way, with κ = d."""
+    if scheme not in SCALINGS:
+        raise ValueError(f"scheme must be one of {', '.join(SCALINGS)}; got {scheme!r}.")
+    kappa = as_positive("kappa", kappa)
+    scaling = SCALINGS[scheme]
+    gamma, sigma_u, sigma_w, eta_u = _powers(
+        kappa,
+        as_finite_scalar("c_gamma", c_gamma),
+        scaling["c_u"],
+        scaling["c_w"],
+        as_finite_scalar("c_eta_u", c_eta_u),
+    )
+    eta_w = kappa ** as_finite_scalar("c_eta_w", c_eta_w)
+    size = as_positive_int("width", round(kappa) if width is None else width)
+    return Scaled(size, float(gamma), float(sigma_u), float(sigma_w), float(eta_u), float(eta_w))

@@ -375,3 +375,366 @@ def test_extreme_valid_input_converges(d, d0, sigma_u, sigma_w, y, gamma, eta, s
     if exact.P > 0 and 50 * exact.t_c < 1e9:  # learned long before t = 1e9
         assert abs(exact.output[-2] - y) <= 1e-8 * max(abs(y), abs(exact.output[0]), 1e-12)
         assert np.allclose(exact.u[-1], exact.u[-2], rtol=1e-12, atol=1e-300)
+
+
+# -- ‖W‖ without forming W ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("d0", "y", "seed"), [(1, 2.0, 0), (3, -1.5, 5), (2, 0.0, 9)])
+def test_w_norm_of_the_exact_flow_is_the_norm_of_the_integrated_W(d0, y, seed):
+    x = np.linspace(1.0, 2.0, d0)
+    u0, W0 = fw.gaussian_init(30, d0, 0.3, 0.8, seed)
+    t_c = fw.exact(u0, W0, x, y, [0.0], gamma=0.1, eta_u=2.0, eta_w=0.5).t_c
+    t = np.geomspace(1e-3, 5.0, 25) * t_c  # the first point after t = 0, as on a log axis
+    exact = fw.exact(u0, W0, x, y, t, gamma=0.1, eta_u=2.0, eta_w=0.5)
+    _, W = flows.finite_width(u0, W0, x, y, t, 0.1, 2.0, 0.5)
+    assert np.allclose(exact.w_norm, np.linalg.norm(W, axis=(1, 2)), rtol=1e-8)
+    assert np.allclose(exact.w_norm, np.linalg.norm(exact.W, axis=(1, 2)), rtol=1e-12)
+
+
+# -- the networks the views pose --------------------------------------------------------------
+
+
+def test_network_poses_the_problem_it_describes():
+    built = fw.network(
+        40, y=-1.5, d0=3, x_norm=2.0, gamma_rule="ntk", sigma_u=0.5, sigma_w=2.0, seed=7
+    )
+    assert np.allclose(built.x, 2.0 / np.sqrt(3)) and built.rho == pytest.approx(2.0)
+    assert built.gamma == pytest.approx(1 / np.sqrt(40)) and built.y == -1.5
+    rng = np.random.default_rng(7)  # the second layer's draw first, then the first layer's
+    assert np.array_equal(built.u0, 0.5 * rng.standard_normal(40))
+    assert np.array_equal(built.W0, 2.0 * rng.standard_normal((40, 3)))
+    assert fw.network(40, y=1.0, gamma_rule="mf").gamma == pytest.approx(1 / 40)
+    assert fw.network(40, y=1.0, gamma_rule="free", gamma=0.3).gamma == 0.3
+    # parallel layers: u ∥ W x̂ and W of rank one along x; nearly parallel: a little noise added
+    parallel = fw.network(50, y=1.0, d0=2, init="parallel", sigma_u=0.4, sigma_w=1.5, seed=1)
+    unit = parallel.x / parallel.rho
+    assert parallel.start.zeta[0] == pytest.approx(1.0)
+    assert np.allclose(parallel.W0, np.outer(parallel.W0 @ unit, unit))
+    assert np.allclose(parallel.W0 @ unit, 1.5 / 0.4 * parallel.u0)
+    near = fw.network(2000, y=1.0, d0=2, init="near_parallel", noise=0.1, seed=1)
+    rest = near.W0 - np.outer(near.u0, near.x / near.rho)
+    assert np.linalg.norm(rest) / np.sqrt(2000 * 2) == pytest.approx(0.1, rel=0.05)
+    assert 0.98 < near.start.zeta[0] < 1.0
+    eta_u, eta_w = fw.balanced_rates(9.0)
+    assert (eta_u, eta_w) == pytest.approx((3.0, 1 / 3))
+    for bad in ({"init": "orthogonal"}, {"gamma_rule": "sqrt"}, {"x_norm": 0.0}):
+        with pytest.raises(ValueError):
+            fw.network(5, y=1.0, **bad)
+
+
+def test_the_time_unit_is_t_c_or_what_stands_in_for_it():
+    plain = fw.network(100, y=2.0, gamma_rule="mf")
+    assert plain.time_unit() == fw.TimeUnit(plain.start.t_c, "t_c")
+    # parallel layers (Q = 0) and y = 0: t_c = ∞; the output starts to move at rate 2K(0)
+    parallel = fw.network(100, y=0.0, gamma_rule="ntk", init="parallel", seed=3)
+    assert parallel.start.t_c == np.inf
+    u, h = parallel.u0, parallel.W0 @ parallel.x
+    kernel = parallel.gamma**2 * (h @ h + u @ u)  # K = γ²(η_u‖Wx‖² + η_w‖u‖²‖x‖²), all 1
+    unit = parallel.time_unit()
+    assert unit.basis == "kernel" and unit.value == pytest.approx(1 / (2 * kernel))
+    frozen = fw.network(5, y=0.0, sigma_u=0.0, sigma_w=0.0)  # K(0) = 0: nothing moves
+    assert frozen.time_unit() == fw.TimeUnit(1.0, "none")
+
+
+@pytest.mark.parametrize(
+    ("sigma", "y", "rule"),
+    [
+        (1e-3, 2.0, "ntk"),
+        (1e-2, 2.0, "mf"),
+        (1e-3, -1.5, "ntk"),
+        (1.0, 2.0, "mf"),
+        (10.0, 2.0, "mf"),
+    ],
+)
+def test_learning_time_is_when_the_exact_loss_is_gone(sigma, y, rule):
+    built = fw.network(1000, y=y, gamma_rule=rule, sigma_u=sigma, sigma_w=sigma)
+    alpha, t_c = built.start.alpha_plus, built.start.t_c
+    needed = fw.learning_time(alpha)
+    path = built.exact(np.array([0.0, needed * t_c]))
+    assert path.loss[-1] < 1e-3 * path.loss[0]
+    escape = abs(np.log(alpha)) / 4 - 1  # a small start is still on its plateau a t_c before
+    if escape > 0:
+        assert built.exact(np.array([escape * t_c])).loss[0] > 0.5 * path.loss[0]
+    assert fw.learning_time(np.inf) == np.inf and fw.learning_time(0.0) == np.inf
+
+
+@pytest.mark.parametrize(("eta_u", "eta_w", "rho"), [(1.0, 1.0, 1.0), (3.0, 1 / 3, 1.5)])
+def test_hyperbolas_are_where_each_neuron_moves(eta_u, eta_w, rho):
+    u0, W0 = fw.gaussian_init(12, 1, 1.0, 1.0, seed=2)
+    x = np.array([rho])
+    path = fw.exact(u0, W0, x, 2.0, [0.0, 20.0], gamma=1 / 12, eta_u=eta_u, eta_w=eta_w)
+    u_max, h_max = 1.1 * np.max(np.abs(path.u)), 1.1 * np.max(np.abs(path.hidden))
+    curves = fw.hyperbolas(
+        path.u[0], path.hidden[0], rho=rho, eta_u=eta_u, eta_w=eta_w, u_max=u_max, h_max=h_max
+    )
+    assert curves.u.shape == (12, 64) and curves.h.shape == (12, 64)
+    # each branch holds its neuron's conserved η_u h² − η_w ρ² u², which the flow keeps
+    start = eta_u * path.hidden[0] ** 2 - eta_w * rho**2 * path.u[0] ** 2
+    end = eta_u * path.hidden[-1] ** 2 - eta_w * rho**2 * path.u[-1] ** 2
+    assert np.allclose(start, end)
+    scale = np.max(np.abs(start))
+    for i in range(12):
+        inside = np.isfinite(curves.u[i])
+        assert inside.sum() > 10 and np.all(np.isfinite(curves.h[i]) == inside)
+        value = eta_u * curves.h[i][inside] ** 2 - eta_w * rho**2 * curves.u[i][inside] ** 2
+        assert np.allclose(value, start[i], atol=1e-9 * scale)
+        assert np.all(np.abs(curves.u[i][inside]) <= 1.02 * u_max)
+        # the branch the neuron is on: p and q keep their signs
+        p = np.sqrt(eta_u) * curves.h[i][inside] + np.sqrt(eta_w) * rho * curves.u[i][inside]
+        q = np.sqrt(eta_u) * curves.h[i][inside] - np.sqrt(eta_w) * rho * curves.u[i][inside]
+        p0 = np.sqrt(eta_u) * path.hidden[0, i] + np.sqrt(eta_w) * rho * path.u[0, i]
+        q0 = np.sqrt(eta_u) * path.hidden[0, i] - np.sqrt(eta_w) * rho * path.u[0, i]
+        assert np.all(np.sign(p) == np.sign(p0)) and np.all(np.sign(q) == np.sign(q0))
+    # the asymptote q = 0 is √η_u h = √η_w ρ u
+    assert curves.slope == pytest.approx(np.sqrt(eta_w) * rho / np.sqrt(eta_u))
+
+
+# -- Table 1 and the phase plane ----------------------------------------------------------------
+
+#: Xu & Ziyin Table 1 as printed: per scheme its four blocks as (c_η, c_γ, phase) — c_η = 0 with
+#: the scheme's own c_γ, c_η*, (c_η⁺, c_γ⁺), (c_η⁻, c_γ⁻); their "learning" is feature learning
+PRINTED = {
+    "NTK": [(0, -0.5, "kernel"), (0, -0.5, "kernel"), (1, -1, "learning"), (0, -0.5, "kernel")],
+    "MF": [(0, -1, "frozen"), (1, -1, "learning"), (1, -1, "learning"), (0, -0.5, "kernel")],
+    "Xavier": [(0, 0, "learning"), (0, 0, "learning"), (0, 0, "learning"), (-2, 1, "kernel")],
+    "Kaiming": [(0, 0, "unstable"), (-1, 0, "kernel"), (1, -1, "learning"), (-1, 0, "kernel")],
+    "lazy": [(0, 1, "unstable"), (-2, 1, "kernel"), (0, 0, "learning"), (-2, 1, "kernel")],
+}
+WORDS = {"learning": "feature learning"}
+
+
+def test_table_1_is_the_printed_table():
+    assert list(fw.TABLE_1) == list(PRINTED) == list(fw.SCALINGS)
+    for scheme, blocks in PRINTED.items():
+        table = fw.PhasePlane.as_in_table(scheme).table()
+        assert [entry.block for entry in table] == list(fw.TABLE_1_BLOCKS)
+        for entry, (c_eta, c_gamma, printed) in zip(table, blocks, strict=True):
+            assert (entry.c_eta, entry.c_gamma) == (c_eta, c_gamma), (scheme, entry.block)
+            assert entry.phase == WORDS.get(printed, printed), (scheme, entry.block)
+        # the first two blocks sit at the scheme's own output scale
+        own = fw.SCALINGS[scheme]["c_gamma"]
+        assert fw.TABLE_1[scheme]["as initialised"] == (0.0, own)
+        assert fw.TABLE_1[scheme]["stable"][1] == own
+
+
+def test_phase_table_states_the_rule_and_every_scheme_at_your_learning_rates():
+    # MF⁺ by hand: feature term −2 + 1 + 1 = 0, kernel term −2 + 1 + max(1, 1) = 0, m = 0;
+    # P/Q → 1 (c_d = 1, independent layers) but the kernel term does not strictly dominate
+    table = fw.phase_table(1, -1, 0, 0, 1, 1)
+    assert (table.terms.feature_term, table.terms.kernel_term, table.terms.m) == (0, 0, 0)
+    assert table.terms.p_over_q_to_one and table.phase == "feature learning"
+    assert [row.scheme for row in table.rows] == list(PRINTED)
+    for row in table.rows:
+        scaling = fw.SCALINGS[row.scheme]
+        assert row.exponents == (scaling["c_d"], scaling["c_gamma"], scaling["c_u"], scaling["c_w"])
+        assert [e.phase for e in row.table] == [WORDS.get(b[2], b[2]) for b in PRINTED[row.scheme]]
+    # at c_η = 0 each scheme is in the phase Table 1 prints for it "as initialised"
+    at_zero = fw.phase_table(1, -0.5, 0, 0, 0, 0)
+    for row in at_zero.rows:
+        printed = PRINTED[row.scheme][0][2]
+        assert row.yours == WORDS.get(printed, printed), row.scheme
+    # finite width, γ = κ, η = κ⁻²: kernel only with Chizat's zero initial output
+    assert fw.phase_table(0, 1, 0, 0, -2, -2).phase == "feature learning"
+    assert fw.phase_table(0, 1, 0, 0, -2, -2, zero_output_init=True).phase == "kernel"
+
+
+def _boundary_by_hand(c_d, c_u, c_w, c_eta, split):
+    """c_γ with m = 0: 2c_γ + c_ηu + c_ηw = 0 or 2c_γ + c_d + max(c_ηw + c_u, c_ηu + c_w) = 0,
+    whichever term is larger."""
+    eta_u, eta_w = c_eta + split / 2, c_eta - split / 2
+    return -max(eta_u + eta_w, c_d + max(eta_w + c_u, eta_u + c_w)) / 2
+
+
+@pytest.mark.parametrize("scheme", list(PRINTED))
+@pytest.mark.parametrize("split", [0.0, 1.0, -0.75])
+def test_the_line_m_equals_zero_and_its_kink(scheme, split):
+    plane = fw.PhasePlane(scheme, split=split)
+    scaling = fw.SCALINGS[scheme]
+    c_d, c_u, c_w = scaling["c_d"], scaling["c_u"], scaling["c_w"]
+    etas = np.linspace(-3.0, 3.0, 25)
+    expected = [_boundary_by_hand(c_d, c_u, c_w, eta, split) for eta in etas]
+    assert np.allclose(plane.boundary(etas), expected)
+    # the kink: where the two terms meet, c_η = c_d + max(c_u − split/2, c_w + split/2)
+    kink = c_d + max(c_u - split / 2, c_w + split / 2)
+    assert plane.kink == pytest.approx(kink)
+    gamma = float(plane.boundary(kink)[0])
+    terms = fw.phase_terms(c_d, gamma, c_u, c_w, kink + split / 2, kink - split / 2)
+    assert terms.feature_term == pytest.approx(terms.kernel_term) == pytest.approx(0.0)
+    # right of the kink the line is c_γ = −c_η and learns features
+    assert plane.boundary(kink + 1.0)[0] == pytest.approx(-(kink + 1.0))
+    assert plane.phase(kink + 1.0, -(kink + 1.0)) == "feature learning"
+
+
+def test_the_line_left_of_the_kink_follows_theorem_2():
+    # c_d = 1 with independent layers: P/Q → 1, kernel
+    for scheme in ("NTK", "MF", "Xavier", "Kaiming"):
+        assert fw.PhasePlane(scheme).left_phase == "kernel"
+    # fixed width: kernel with a zero initial output (case 2) or unbalanced learning rates
+    # (case 3, c_u + c_ηw ≠ c_w + c_ηu), else feature learning
+    assert fw.PhasePlane("lazy", zero_output_init=True).left_phase == "kernel"
+    assert fw.PhasePlane("lazy").left_phase == "feature learning"
+    assert fw.PhasePlane("lazy", split=1.0).left_phase == "kernel"
+    assert fw.PhasePlane.as_in_table("lazy").zero_output_init
+    assert fw.PhasePlane("NTK").shares_initialisation("MF")
+    assert not fw.PhasePlane("NTK").shares_initialisation("Xavier")
+    with pytest.raises(ValueError):
+        fw.PhasePlane("Glorot")
+
+
+def _axes(count):
+    """The map's axes: every Table-1 point is a grid point for 31, 61 and 121 points."""
+    etas = np.round(np.linspace(-3.0, 3.0, count), 12) + 0.0
+    return etas, np.round(np.linspace(-3.0, 2.0, count), 12) + 0.0
+
+
+@pytest.mark.parametrize("count", [31, 61, 121])
+@pytest.mark.parametrize("scheme", list(PRINTED))
+def test_every_table_1_point_lands_in_its_printed_phase_on_the_grid(scheme, count):
+    etas, gammas = _axes(count)
+    grid = fw.PhasePlane.as_in_table(scheme).grid(etas, gammas)
+    for c_eta, c_gamma, printed in PRINTED[scheme]:
+        column, row = int(np.argmin(np.abs(etas - c_eta))), int(np.argmin(np.abs(gammas - c_gamma)))
+        assert etas[column] == c_eta and gammas[row] == c_gamma
+        assert fw.PHASES[grid.codes[row, column]] == WORDS.get(printed, printed), (c_eta, c_gamma)
+
+
+def test_the_grid_shows_the_corollaries_of_the_paper():
+    etas, gammas = _axes(61)
+
+    def code(grid, c_eta, c_gamma):
+        return fw.PHASES[
+            grid.codes[np.argmin(np.abs(gammas - c_gamma)), np.argmin(np.abs(etas - c_eta))]
+        ]
+
+    # §4: Chizat's lazy training (c_γ = 1, c_η = −2, fixed width, zero output) is kernel …
+    assert code(fw.PhasePlane("lazy", zero_output_init=True).grid(etas, gammas), -2, 1) == "kernel"
+    # … a random initial output at fixed width does not give P/Q → 1
+    assert code(fw.PhasePlane("lazy").grid(etas, gammas), -2, 1) == "feature learning"
+    # Corollaries 2 and 3 (c_d = 1): c_γ = −c_η with c_η ≥ c_d + max(c_u, c_w) learns features;
+    # c_γ = −(c_d + max(c_u, c_w) + c_η)/2 with c_η below it is the kernel phase
+    for scheme in ("NTK", "Xavier", "Kaiming"):
+        grid = fw.PhasePlane(scheme).grid(etas, gammas)
+        scaling = fw.SCALINGS[scheme]
+        top = scaling["c_d"] + max(scaling["c_u"], scaling["c_w"])
+        for c_eta in (top, top + 1.0):
+            assert code(grid, c_eta, -c_eta) == "feature learning", scheme
+        for c_eta in (top - 1.0, top - 2.0):
+            assert code(grid, c_eta, -(top + c_eta) / 2) == "kernel", scheme
+
+
+@pytest.mark.parametrize(
+    ("scheme", "zero", "split"),
+    [
+        ("NTK", False, 0.0),
+        ("Kaiming", True, 0.0),
+        ("lazy", True, 0.0),
+        ("lazy", False, -0.75),
+        ("Xavier", False, 1.5),
+    ],
+)
+def test_the_grid_is_the_scalar_rule_cell_by_cell(scheme, zero, split):
+    """The grid reads m off the boundary per column and classifies only the cells on the line;
+    the scalar rule of eq. 18 and Theorem 2 decides each cell on its own."""
+    etas, gammas = _axes(31)
+    grid = fw.PhasePlane(scheme, zero_output_init=zero, split=split).grid(etas, gammas)
+    scaling = fw.SCALINGS[scheme]
+    for row, c_gamma in enumerate(gammas):
+        for column, c_eta in enumerate(etas):
+            args = (
+                scaling["c_d"],
+                c_gamma,
+                scaling["c_u"],
+                scaling["c_w"],
+                c_eta + split / 2,
+                c_eta - split / 2,
+            )
+            assert fw.PHASES[grid.codes[row, column]] == fw.phase(*args, zero_output_init=zero)
+            m = fw.phase_terms(*args).m
+            assert grid.m[row, column] == pytest.approx(m, abs=1e-12)
+
+
+def test_predicted_weight_exponents_are_those_of_appendix_b4():
+    # their App. B.4: δ = ½, 1, 2 for NTK⁻, Xavier⁻, Kaiming⁻; 0 in the feature-learning phase
+    assert fw.predicted_delta("NTK", "kernel") == 0.5
+    assert fw.predicted_delta("Xavier", "kernel") == 1.0
+    assert fw.predicted_delta("Kaiming", "kernel") == 2.0
+    assert all(fw.predicted_delta(s, "feature learning") == 0.0 for s in ("NTK", "Xavier"))
+    with pytest.raises(ValueError):
+        fw.predicted_delta("NTK", "frozen")
+
+
+def test_power_fit_is_the_least_squares_slope():
+    widths = np.array([10.0, 30.0, 100.0, 300.0, 1000.0])
+    assert fw.power_fit(widths, 3.0 * widths**-0.75) == pytest.approx(-0.75)
+    noisy = 2.0 * widths**0.4 * np.array([1.1, 0.9, 1.05, 0.97, 1.0])
+    lx, ly = np.log(widths), np.log(noisy)  # slope = cov(log x, log y)/var(log x)
+    slope = np.sum((lx - lx.mean()) * (ly - ly.mean())) / np.sum((lx - lx.mean()) ** 2)
+    assert fw.power_fit(widths, noisy) == pytest.approx(slope)
+    # zeros, negatives and non-finite values are left out; fewer than two points: no fit
+    holes = noisy.copy()
+    holes[[1, 3]] = (0.0, np.nan)
+    assert fw.power_fit(widths, holes) == pytest.approx(
+        fw.power_fit(widths[[0, 2, 4]], noisy[[0, 2, 4]])
+    )
+    assert fw.power_fit(widths, np.array([1.0, 0, 0, 0, 0])) is None
+    assert fw.power_fit(np.array([5.0, 5.0]), np.array([1.0, 2.0])) is None
+
+
+# -- a Table-1 scheme at a finite κ ------------------------------------------------------------
+
+
+def test_scaled_hyperparameters_are_powers_of_kappa():
+    kaiming = fw.scaled("Kaiming", 400, c_gamma=0.0, c_eta_u=-1.0, c_eta_w=-1.0)
+    assert kaiming.width == 400 and kaiming.gamma == 1.0
+    assert (kaiming.sigma_u, kaiming.sigma_w) == pytest.approx((0.05, 1.0))  # σ² = κ^c
+    assert (kaiming.eta_u, kaiming.eta_w) == pytest.approx((1 / 400, 1 / 400))
+    lazy = fw.scaled("lazy", 30, c_gamma=1.0, c_eta_u=-2.0, c_eta_w=-2.5, width=100)
+    assert lazy.width == 100 and lazy.gamma == pytest.approx(30.0)
+    assert (lazy.eta_u, lazy.eta_w) == pytest.approx((30.0**-2, 30.0**-2.5))
+
+
+@pytest.mark.parametrize(("row", "column"), [(0, 1), (1, 3), (4, 2), (7, 0)])
+def test_a_scaled_network_is_the_width_sweeps_row(row, column):
+    widths = [12, 50, 200, 700]
+    sweep = fw.width_sweep(widths, y=-1.3, seed=4)
+    scheme, regime = sweep.schemes[row], sweep.regimes[row]
+    c_eta, c_gamma = fw.TABLE_1[scheme][regime]
+    built = fw.scaled(
+        scheme, widths[column], c_gamma=c_gamma, c_eta_u=c_eta, c_eta_w=c_eta
+    ).network(-1.3, seed=4)
+    path = built.exact(np.array([0.0, 1e3 * built.start.t_c]))  # e^{−4000}: the limit
+    assert path.zeta[-1] == pytest.approx(sweep.final_alignment[row, column], rel=1e-8, abs=1e-12)
+    assert path.ntk_change[-1] == pytest.approx(sweep.ntk_change[row, column], rel=1e-8)
+    moved = np.linalg.norm(path.W[-1] - built.W0) / np.linalg.norm(built.W0)
+    assert moved == pytest.approx(sweep.weight_change[row, column], rel=1e-7)
+
+
+def test_the_rescaling_symmetry_moves_the_same_network():
+    setting = fw.scaled("Xavier", 100, c_gamma=1.0, c_eta_u=-2.0, c_eta_w=-2.0)
+    s = 7.0
+    one, other = setting.network(0.8, seed=2), setting.rescaled(s).network(0.8, seed=2)
+    t = np.linspace(0.0, 5.0, 7) * one.start.t_c
+    a, b = one.exact(t), other.exact(t)  # the same times: u, W → s u, s W
+    assert np.allclose(b.u, s * a.u, rtol=1e-10) and np.allclose(b.hidden, s * a.hidden)
+    assert np.allclose(b.output, a.output, rtol=1e-10)
+    assert np.allclose(b.zeta, a.zeta) and np.allclose(b.ntk_change, a.ntk_change, atol=1e-12)
+
+
+def test_the_balanced_scale_fits_the_ranges():
+    ranges = {
+        "gamma_range": (1e-4, 10.0),
+        "sigma_u_range": (1e-3, 10.0),
+        "sigma_w_range": (1e-3, 10.0),
+    }
+
+    def setting(gamma, sigma_u, sigma_w):
+        return fw.Scaled(10, gamma, sigma_u, sigma_w, 1.0, 1.0)
+
+    assert setting(0.5, 1.0, 1.0).balanced_scale(**ranges) == 1.0  # already inside
+    # γ = 1000 is too large: s = √1000 makes γ/s² = 1, and σ·s = 3.2 still fits
+    assert setting(1000.0, 0.1, 0.1).balanced_scale(**ranges) == pytest.approx(np.sqrt(1000))
+    # γ/s² = 1 would need σ·s = 31.6 > 10: the s nearest 1 that fits, the smallest allowed
+    s = setting(1000.0, 1.0, 1.0).balanced_scale(**ranges)
+    assert s == pytest.approx(10.0)  # γ/s² = 10, σ·s = 10: both at their edges
+    assert setting(1e6, 1.0, 1.0).balanced_scale(**ranges) is None  # no s fits both

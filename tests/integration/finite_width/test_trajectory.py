@@ -3,35 +3,46 @@ the solver called independently here, and its caps and messages do what they say
 
 import base64
 import json
-import math
 
 import numpy as np
 import pytest
-from app.views.finite_width import MAX_DESCENT_STEPS, SHOWN_NEURONS, VIEW, descent_cap
 from dash._utils import to_json
 
+from app.views.finite_width import TRAJECTORY as VIEW
+from app.views.finite_width import trajectory_plots as plots
+from app.views.finite_width.trajectory import MAX_DESCENT_STEPS, descent_cap
 from solvers import finite_width as fw
 from tests.integration.figures import trace
 
 SPEC = VIEW.spec
+SHOWN_NEURONS = plots.SHOWN_NEURONS
 
 
-def values_with(**overrides):
+def controls(**overrides):
     return SPEC.with_overrides(overrides)
 
 
-def rendered(values):
-    return VIEW.render(values, VIEW.compute(values))
+def figures(chosen, run=None):
+    """{graph: figure} of every panel."""
+    run = VIEW.compute(chosen) if run is None else run
+    return {panel.graph: panel.draw(chosen, run) for panel in VIEW.panels}
 
 
-def facts(summary):
-    """{term: text} of the summary's <dl>."""
-    children = summary.children
-    return {dt.children: dd.children for dt, dd in zip(children[::2], children[1::2], strict=True)}
+def facts(chosen, run=None):
+    return dict(VIEW.facts(chosen, VIEW.compute(chosen) if run is None else run))
+
+
+def notes(chosen):
+    return VIEW.notes(chosen, VIEW.compute(chosen))
 
 
 def preset(name_start):
     return next(p for p in VIEW.presets if p.name.startswith(name_start))
+
+
+def texts(answer_messages):
+    """The texts of the message box the main callback fills."""
+    return [m.children for m in answer_messages]
 
 
 # -- the same problem, set up here from the paper's description, not by the view's helpers -----
@@ -52,11 +63,11 @@ def reference(d, d0, rho, y, gamma, sigma_u, sigma_w, seed, ratio=1.0, init="gau
 
 
 def test_default_zeta_curve_is_the_solvers():
-    figures = rendered(SPEC.defaults()).figures
+    drawn = figures(SPEC.defaults())
     u0, W0, x, kwargs, t_c = reference(1000, 1, 1.0, 2.0, 1e-3, 1.0, 1.0, 0)
     t = np.linspace(0, 3 * t_c, 400)
     expected = fw.exact(u0, W0, x, 2.0, t, **kwargs)
-    curve = trace(figures["zeta"], "ζ exact")
+    curve = trace(drawn["zeta"], "ζ exact")
     np.testing.assert_allclose(curve["x"], t, rtol=1e-12)
     np.testing.assert_allclose(curve["y"], expected.zeta, rtol=1e-10, atol=1e-13)
     # the paper's Fig. 1 (feature learning): from ζ ≈ 0 to an O(1) alignment
@@ -64,7 +75,7 @@ def test_default_zeta_curve_is_the_solvers():
 
 
 def test_non_default_settings_reach_the_solver_unchanged():
-    values = values_with(
+    chosen = controls(
         d=300,
         d0=3,
         x_norm=2.0,
@@ -81,28 +92,28 @@ def test_non_default_settings_reach_the_solver_unchanged():
         log_time=True,
         descent=False,
     )
-    figures = rendered(values).figures
+    drawn = figures(chosen)
     u0, W0, x, kwargs, t_c = reference(
         300, 3, 2.0, -1.5, 0.02, 0.5, 2.0, 7, ratio=4.0, init="near_parallel", noise=0.3
     )
     t = np.geomspace(5e-4 * t_c, 5 * t_c, 400)
     # changes are measured from t = 0, which a log axis cannot show
     expected = fw.exact(u0, W0, x, -1.5, np.concatenate([[0.0], t]), **kwargs)
-    zeta = trace(figures["zeta"], "ζ exact")
+    zeta = trace(drawn["zeta"], "ζ exact")
     np.testing.assert_allclose(zeta["x"], t, rtol=1e-12)
     np.testing.assert_allclose(zeta["y"], expected.zeta[1:], rtol=1e-10)
-    np.testing.assert_allclose(
-        trace(figures["ntk"], "K(x, x; t)")["y"], expected.ntk[1:], rtol=1e-10
-    )
-    np.testing.assert_allclose(trace(figures["norms"], "‖W‖")["y"], expected.w_norm[1:], rtol=1e-10)
-    change = trace(figures["kernel_change"], "|K(t) − K(0)|/K(0)")["y"]
+    np.testing.assert_allclose(trace(drawn["ntk"], "K(x, x; t)")["y"], expected.ntk[1:], rtol=1e-10)
+    # ‖W‖ by its definition, from the first layer the solver forms
+    w_norm = np.linalg.norm(expected.W, axis=(1, 2))[1:]
+    np.testing.assert_allclose(trace(drawn["norms"], "‖W‖")["y"], w_norm, rtol=1e-10)
+    change = trace(drawn["kernel_change"], "|K(t) − K(0)|/K(0)")["y"]
     np.testing.assert_allclose(
         change, np.maximum(expected.ntk_change[1:], 1e-8 * change.max()), rtol=1e-8
     )
     # d₀ > 1: the kernel distance of M is drawn as well
-    distance = trace(figures["kernel_change"], "S(0, t) of M")["y"]
+    distance = trace(drawn["kernel_change"], "S(0, t) of M")["y"]
     assert np.max(distance) > 0
-    assert figures["zeta"]["layout"]["xaxis"]["type"] == "log"
+    assert drawn["zeta"]["layout"]["xaxis"]["type"] == "log"
 
 
 @pytest.mark.parametrize(
@@ -114,11 +125,11 @@ def test_non_default_settings_reach_the_solver_unchanged():
     ],
 )
 def test_summary_states_the_solvers_mechanism_and_constants(name, init, gamma, mechanism):
-    values = SPEC.with_overrides(preset(name).values)
+    chosen = SPEC.with_overrides(preset(name).values)
     u0, W0, x, kwargs, _ = reference(1000, 1, 1.0, 2.0, gamma, 1.0, 1.0, 0, init=init)
     start = fw.exact(u0, W0, x, 2.0, [0.0], **kwargs)
     assert start.mechanism == mechanism  # the preset shows what its name says
-    summary = facts(rendered(values).summary)
+    summary = facts(chosen)
     assert summary["mechanism"].startswith(mechanism + " —")
     assert summary["t_c"].startswith(f"{start.t_c:.4g} ")
     assert summary["α₊, α₋"].startswith(f"{start.alpha_plus:.4g}, {start.alpha_minus:.4g}")
@@ -128,12 +139,21 @@ def test_summary_states_the_solvers_mechanism_and_constants(name, init, gamma, m
 def test_kernel_and_feature_learning_presets_differ_as_in_fig_1():
     kernel = VIEW.compute(SPEC.with_overrides(preset("Fig. 1 — alignment, kernel").values))
     feature = VIEW.compute(SPEC.with_overrides(preset("Fig. 1 — alignment, feature").values))
-    assert kernel["exact"]["ntk_change"][-1] < 0.01 < 0.5 < feature["exact"]["ntk_change"][-1]
+    assert kernel.exact.ntk_change[-1] < 0.01 < 0.5 < feature.exact.ntk_change[-1]
     rise = {
-        name: r["exact"]["zeta"][-1] - r["exact"]["zeta"][0]
+        name: r.exact.zeta[-1] - r.exact.zeta[0]
         for name, r in (("kernel", kernel), ("feature", feature))
     }
     assert rise["kernel"] < 0.02 and rise["feature"] > 0.5
+
+
+def test_the_paper_figures_are_marked_with_their_panel():
+    marked = {p.slug: (p.figure, p.panel) for p in VIEW.presets if p.figure}
+    assert marked == {
+        "fig-1-alignment-kernel-phase-gamma-1-sqrt-d": ("Fig. 1", "zeta"),
+        "fig-1-alignment-feature-learning-phase-gamma-1-d": ("Fig. 1", "zeta"),
+        "fig-1-disalignment-near-parallel-large-output": ("Fig. 1", "zeta"),
+    }
 
 
 # Xu & Ziyin Table 1 as printed (their "learning" = feature learning), per block.
@@ -151,7 +171,8 @@ def _cell_word(cell):
 
 
 def test_phase_panel_reproduces_table_1():
-    table = trace(rendered(SPEC.defaults()).figures["phase"], "Table 1")
+    chosen = SPEC.defaults()
+    table = trace(figures(chosen)["phase"], "Table 1")
     columns = table["cells"]["values"]
     names = columns[0]
     assert names == list(PAPER_TABLE_1)
@@ -190,32 +211,32 @@ def test_phase_panel_reproduces_table_1():
     ],
 )
 def test_your_exponents_follow_the_section_4_rule(exponents, phase):
-    values = values_with(**exponents)
-    out = rendered(values)
-    figures, summary = out.figures, out.summary
-    mine = trace(figures["phase"], "your exponents")["cells"]["values"]
+    chosen = controls(**exponents)
+    run = VIEW.compute(chosen)
+    drawn = figures(chosen, run)
+    mine = trace(drawn["phase"], "your exponents")["cells"]["values"]
     assert mine[0][-1] == "phase" and mine[1][-1] == phase
-    assert facts(summary)["scaling phase"].startswith(phase + " ")
+    assert facts(chosen, run)["scaling phase"].startswith(phase + " ")
     # the named scalings at the chosen c_η use the same rule
-    yours = trace(figures["phase"], "Table 1")["cells"]["values"][5]
+    yours = trace(drawn["phase"], "Table 1")["cells"]["values"][5]
     kaiming = fw.SCALINGS["Kaiming"]
     expected = fw.phase(
         kaiming["c_d"],
         kaiming["c_gamma"],
         kaiming["c_u"],
         kaiming["c_w"],
-        values["c_eta_u"],
-        values["c_eta_w"],
+        chosen.c_eta_u,
+        chosen.c_eta_w,
     )
     words = {"feature learning": "learning"}
     assert _cell_word(yours[3]) == words.get(expected, expected)
 
 
-def test_exponents_only_change_rendering_not_the_cache_key():
+def test_exponents_only_change_drawing_not_the_cache_key():
     base = SPEC.defaults()
-    changed = values_with(c_d=0.0, c_gamma=2.0, zero_output=True, independent=False)
+    changed = controls(c_d=0.0, c_gamma=2.0, zero_output=True, independent=False)
     assert SPEC.physics_key(base) == SPEC.physics_key(changed)
-    assert SPEC.physics_key(base) != SPEC.physics_key(values_with(d=999))
+    assert SPEC.physics_key(base) != SPEC.physics_key(controls(d=999))
 
 
 DESCENT_PANELS = ("zeta", "norms", "ntk", "kernel_change", "loss", "neurons")
@@ -223,69 +244,59 @@ DESCENT_PANELS = ("zeta", "norms", "ntk", "kernel_change", "loss", "neurons")
 
 @pytest.mark.parametrize("descent", [True, False])
 def test_descent_markers_present_iff_toggle_is_on(descent):
-    values = values_with(descent=descent)
-    result = VIEW.compute(values)
-    figures = VIEW.render(values, result).figures
+    chosen = controls(descent=descent)
+    run = VIEW.compute(chosen)
+    drawn = figures(chosen, run)
     for panel in DESCENT_PANELS:
-        markers = [t for t in figures[panel]["data"] if t.get("name") == "gradient descent"]
+        markers = [t for t in drawn[panel]["data"] if t.get("name") == "gradient descent"]
         assert bool(markers) == descent, panel
         assert all(
             t["mode"] == "markers" and t["marker"]["symbol"] == "circle-open" for t in markers
         )
-    assert ("gradient descent" in VIEW.export(values, result)) == descent
+    assert ("gradient descent" in VIEW.tables(chosen, run)) == descent
 
 
 def test_descent_follows_the_flow_at_a_small_step():
-    result = VIEW.compute(SPEC.defaults())
-    descent, exact = result["descent"], result["exact"]
-    zeta_at = np.interp(descent["t"], exact["t"], exact["zeta"])
-    assert np.max(np.abs(descent["zeta"] - zeta_at)) < 0.02
+    run = VIEW.compute(SPEC.defaults())
+    descent, exact = run.descent.curves, run.exact
+    zeta_at = np.interp(descent.t, exact.t, exact.zeta)
+    assert np.max(np.abs(descent.zeta - zeta_at)) < 0.02
 
 
-def test_huge_step_size_reports_divergence(cache):
-    values = values_with(lr=10.0)
-    _, _, messages, _, _, _ = VIEW.update(cache, SPEC.controls(values), {}, [])
-    text = " ".join(m.children for m in messages)
+def test_huge_step_size_reports_divergence():
+    text = " ".join(notes(controls(lr=10.0)))
     assert "diverged" in text and "too large" in text
-    quiet = VIEW.update(cache, SPEC.controls(SPEC.defaults()), {}, [])[2]
-    assert quiet == []
+    assert notes(SPEC.defaults()) == []
 
 
 @pytest.mark.parametrize(
     ("d", "d0", "cap"), [(1000, 1, 1500), (100, 1, MAX_DESCENT_STEPS), (1000, 5, 300)]
 )
 def test_descent_step_cap_is_enforced_and_reported(d, d0, cap, cache):
-    values = values_with(d=d, d0=d0, horizon=1000.0, lr=0.001)
-    assert descent_cap(values) == cap
-    _, _, messages, _, _, _ = VIEW.update(cache, SPEC.controls(values), {}, [])
-    assert any(f"limited to {cap:,} steps" in m.children for m in messages)
-    result = VIEW.results(cache, values)
-    steps = result["descent"]["t"][-1] / result["lr"]
-    assert math.isclose(steps, cap, rel_tol=1e-9)
+    chosen = controls(d=d, d0=d0, horizon=1000.0, lr=0.001)
+    assert descent_cap(chosen) == cap
+    answer = VIEW.update(cache, SPEC.to_controls(chosen), {})
+    messages = texts(answer[len(VIEW.panels) + 2])
+    assert any(f"limited to {cap:,} steps" in m for m in messages)
+    run = VIEW.results(cache, chosen).result
+    steps = run.descent.curves.t[-1] / (chosen.lr * run.unit.value)
+    assert steps == pytest.approx(cap, rel=1e-9)
 
 
 def test_exports_equal_the_solver():
-    values = SPEC.defaults()
-    tables = VIEW.export(values, VIEW.compute(values))
+    chosen = SPEC.defaults()
+    tables = VIEW.tables(chosen, VIEW.compute(chosen))
     u0, W0, x, kwargs, t_c = reference(1000, 1, 1.0, 2.0, 1e-3, 1.0, 1.0, 0)
     exact = fw.exact(u0, W0, x, 2.0, np.linspace(0, 3 * t_c, 400), **kwargs)
     table = tables["exact"]
     np.testing.assert_allclose(table["t"], exact.t, rtol=1e-12)
     np.testing.assert_allclose(table["u"], exact.u[:, :100], rtol=1e-10, atol=1e-14)
     np.testing.assert_allclose(table["hidden"], exact.hidden[:, :100], rtol=1e-10, atol=1e-14)
-    for name in (
-        "output",
-        "loss",
-        "zeta",
-        "ntk",
-        "ntk_change",
-        "kernel_distance",
-        "u_norm",
-        "w_norm",
-    ):
+    for name in ("output", "loss", "zeta", "ntk", "ntk_change", "kernel_distance", "u_norm"):
         np.testing.assert_allclose(
             table[name], getattr(exact, name), rtol=1e-9, atol=1e-15, err_msg=name
         )
+    np.testing.assert_allclose(table["w_norm"], np.linalg.norm(exact.W, axis=(1, 2)), rtol=1e-9)
     lr = 0.01 * t_c
     run = fw.gradient_descent(u0, W0, x, 2.0, lr, 300, every=1, **kwargs)
     descent = tables["gradient descent"]
@@ -294,7 +305,7 @@ def test_exports_equal_the_solver():
         np.testing.assert_allclose(
             descent[name], getattr(run, name)[:, :100], rtol=1e-9, atol=1e-14
         )
-    for name in ("output", "loss", "zeta", "ntk", "kernel_distance"):
+    for name in ("output", "loss", "zeta", "ntk", "kernel_distance", "w_norm"):
         np.testing.assert_allclose(
             descent[name], getattr(run, name), rtol=1e-9, atol=1e-15, err_msg=name
         )
@@ -316,8 +327,8 @@ def _segments(flat):
     ("d", "ratio", "init"), [(1000, 1.0, "gaussian"), (7, 9.0, "near_parallel")]
 )
 def test_neuron_plane_paths_and_hyperbolas(d, ratio, init):
-    values = values_with(d=d, eta_ratio=ratio, init=init, x_norm=1.5, descent=False)
-    figure = rendered(values).figures["neurons"]
+    chosen = controls(d=d, eta_ratio=ratio, init=init, x_norm=1.5, descent=False)
+    figure = figures(chosen)["neurons"]
     u0, W0, x, kwargs, t_c = reference(d, 1, 1.5, 2.0, 1 / d, 1.0, 1.0, 0, ratio=ratio, init=init)
     exact = fw.exact(u0, W0, x, 2.0, np.linspace(0, 3 * t_c, 400), **kwargs)
     shown = min(d, SHOWN_NEURONS)
@@ -347,34 +358,38 @@ def test_neuron_plane_paths_and_hyperbolas(d, ratio, init):
 
 
 def test_animation_frames_move_cursor_lines_and_a_neuron():
-    values = SPEC.defaults()
-    result = VIEW.compute(values)
-    out = VIEW.render(values, result)
-    frames = out.frames
+    chosen = SPEC.defaults()
+    run = VIEW.compute(chosen)
+    drawn = figures(chosen, run)
+    frames = VIEW.frames(chosen, run).payload([p.graph for p in VIEW.panels])
     count = len(frames["t"])
     assert 2 < count <= 120 and frames["t"][0] == 0
     for panel in ("zeta", "norms", "ntk", "kernel_change", "loss"):
         assert len(frames["lines"][panel]) == count
-        assert any(s["name"] == "cursor" for s in out.figures[panel]["layout"]["shapes"])
+        assert any(s["name"] == "cursor" for s in drawn[panel]["layout"]["shapes"])
     point = frames["cursor"]["neurons"]
-    u, h = result["exact"]["u"], result["exact"]["hidden"]
+    u, h, t = run.exact.u, run.exact.hidden, run.exact.t
     matches = [
         i
         for i in range(SHOWN_NEURONS)
-        if np.allclose(
-            point["x"], np.interp(frames["t"], result["exact"]["t"], u[:, i]), rtol=1e-4, atol=1e-6
-        )
-        and np.allclose(
-            point["y"], np.interp(frames["t"], result["exact"]["t"], h[:, i]), rtol=1e-4, atol=1e-6
-        )
+        if np.allclose(point["x"], np.interp(frames["t"], t, u[:, i]), rtol=1e-4, atol=1e-6)
+        and np.allclose(point["y"], np.interp(frames["t"], t, h[:, i]), rtol=1e-4, atol=1e-6)
     ]
     assert len(matches) == 1
 
 
+def test_a_log_time_axis_leaves_t_0_out_of_the_frames():
+    chosen = controls(log_time=True, descent=False)
+    run = VIEW.compute(chosen)
+    assert run.exact.t[0] == 0  # kept as the reference of every change
+    frames = VIEW.frames(chosen, run)
+    assert frames.t[0] == run.exact.t[1] and frames.t[-1] == run.exact.t[-1]
+
+
 def test_gamma_rules_follow_the_width():
     for rule, expected in (("ntk", 0.05), ("mf", 1 / 400), ("free", 0.3)):
-        result = VIEW.compute(values_with(d=400, gamma_rule=rule, gamma=0.3))
-        assert result["gamma"] == pytest.approx(expected, rel=1e-12)
+        run = VIEW.compute(controls(d=400, gamma_rule=rule, gamma=0.3))
+        assert run.network.gamma == pytest.approx(expected, rel=1e-12)
 
 
 @pytest.mark.parametrize(
@@ -396,11 +411,11 @@ def test_gamma_rules_follow_the_width():
     ],
 )
 def test_extreme_corners_render_finite_figures(overrides, cache):
-    values = values_with(**overrides)
-    figures, _, messages, _, frames, _ = VIEW.update(cache, SPEC.controls(values), {}, [])
-    assert not any("could not be computed" in m.children for m in messages)
+    answer = VIEW.update(cache, SPEC.to_controls(controls(**overrides)), {})
+    drawn, messages, frames = answer[: len(VIEW.panels)], answer[len(VIEW.panels) + 2], answer[-2]
+    assert not any("could not be computed" in m for m in texts(messages))
     json.dumps(frames, allow_nan=False)
-    for figure in figures:
+    for figure in drawn:
         for item in figure["data"]:
             for key in ("x", "y"):
                 value = item.get(key)
@@ -410,19 +425,19 @@ def test_extreme_corners_render_finite_figures(overrides, cache):
 
 
 def test_infinite_t_c_is_explained():
-    out = rendered(values_with(init="parallel", y=0.0))
-    assert any("t_c is infinite" in m for m in out.messages)
-    assert facts(out.summary)["t_c"].startswith("∞")
+    chosen = controls(init="parallel", y=0.0)
+    assert any("t_c is infinite" in m for m in notes(chosen))
+    assert facts(chosen)["t_c"].startswith("∞")
 
 
 def test_short_horizon_after_a_small_initialisation_gets_a_hint():
-    messages = rendered(values_with(sigma_u=0.001, sigma_w=0.001, gamma_rule="ntk")).messages
+    messages = notes(controls(sigma_u=0.001, sigma_w=0.001, gamma_rule="ntk"))
     assert any("raise the time horizon" in m for m in messages)
-    assert not any("raise" in m for m in rendered(SPEC.defaults()).messages)
+    assert not any("raise" in m for m in notes(SPEC.defaults()))
 
 
 def test_response_stays_small_at_full_width(cache):
-    values = values_with(d=1000, d0=5, descent=True, log_time=True, horizon=100.0)
-    figures, _, _, _, frames, _ = VIEW.update(cache, SPEC.controls(values), {}, [])
-    size = len(to_json(figures)) + len(to_json(frames))
+    chosen = controls(d=1000, d0=5, descent=True, log_time=True, horizon=100.0)
+    answer = VIEW.update(cache, SPEC.to_controls(chosen), {})
+    size = len(to_json(answer[: len(VIEW.panels)])) + len(to_json(answer[-2]))
     assert size < 500_000, size
