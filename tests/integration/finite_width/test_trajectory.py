@@ -12,6 +12,7 @@ from app.views.finite_width import TRAJECTORY as VIEW
 from app.views.finite_width import trajectory_plots as plots
 from app.views.finite_width.trajectory import MAX_DESCENT_STEPS, descent_cap
 from solvers import finite_width as fw
+from tests.integration.calls import answer
 from tests.integration.figures import trace
 
 SPEC = VIEW.spec
@@ -275,9 +276,8 @@ def test_huge_step_size_reports_divergence():
 def test_descent_step_cap_is_enforced_and_reported(d, d0, cap, cache):
     chosen = controls(d=d, d0=d0, horizon=1000.0, lr=0.001)
     assert descent_cap(chosen) == cap
-    answer = VIEW.update(cache, SPEC.to_controls(chosen), {})
-    messages = texts(answer[len(VIEW.panels) + 2])
-    assert any(f"limited to {cap:,} steps" in m for m in messages)
+    reply = answer(VIEW, cache, chosen)
+    assert any(f"limited to {cap:,} steps" in m for m in reply.texts)
     run = VIEW.results(cache, chosen).result
     steps = run.descent.curves.t[-1] / (chosen.lr * run.unit.value)
     assert steps == pytest.approx(cap, rel=1e-9)
@@ -411,11 +411,10 @@ def test_gamma_rules_follow_the_width():
     ],
 )
 def test_extreme_corners_render_finite_figures(overrides, cache):
-    answer = VIEW.update(cache, SPEC.to_controls(controls(**overrides)), {})
-    drawn, messages, frames = answer[: len(VIEW.panels)], answer[len(VIEW.panels) + 2], answer[-2]
-    assert not any("could not be computed" in m for m in texts(messages))
-    json.dumps(frames, allow_nan=False)
-    for figure in drawn:
+    reply = answer(VIEW, cache, controls(**overrides))
+    assert not any("could not be computed" in m for m in reply.texts)
+    json.dumps(reply.frames, allow_nan=False)
+    for figure in reply.figures:
         for item in figure["data"]:
             for key in ("x", "y"):
                 value = item.get(key)
@@ -438,6 +437,6 @@ def test_short_horizon_after_a_small_initialisation_gets_a_hint():
 
 def test_response_stays_small_at_full_width(cache):
     chosen = controls(d=1000, d0=5, descent=True, log_time=True, horizon=100.0)
-    answer = VIEW.update(cache, SPEC.to_controls(chosen), {})
-    size = len(to_json(answer[: len(VIEW.panels)])) + len(to_json(answer[-2]))
+    reply = answer(VIEW, cache, chosen)
+    size = len(to_json(reply.figures)) + len(to_json(reply.frames))
     assert size < 500_000, size
