@@ -1,6 +1,7 @@
-"""The λ-balanced map and the kernel-alignment map: their cells against independent solver calls
-(and against the trajectory a click opens), the links a click opens, the regimes written on the
-maps, and the caps (the largest request renders; its time is printed, not asserted)."""
+"""The kernel-alignment map: its cells against independent solver calls (and against the
+trajectory a click opens), the links a click opens, the regimes written on the map, and the caps
+(the largest request renders; its time is printed, not asserted). The λ-balanced map's tests are
+in tests/integration/lambda_balanced/test_map.py."""
 
 import json
 import math
@@ -11,13 +12,10 @@ import numpy as np
 import pytest
 from app.figures import compact
 from app.views.kernel_alignment import VIEW as ALIGNMENT
-from app.views.lambda_balanced import VIEW as BALANCED
 from plotly.utils import PlotlyJSONEncoder
 
 from app.views import kernel_alignment_map as gamma_map
-from app.views import lambda_balanced_map as lambda_map
 from solvers import feature_evolution as fe
-from solvers import lambda_balanced as lb
 from tests.dash_client import payload
 
 
@@ -56,201 +54,6 @@ def timed(view, overrides):
     elapsed = time.perf_counter() - start
     json.dumps(figures, cls=PlotlyJSONEncoder)
     return elapsed, out
-
-
-# -- the λ-balanced map ----------------------------------------------------------------------
-
-
-def trajectory_start(chosen, dims, lam, scale):
-    """The task and λ-balanced start of the trajectory view, built here from its seeding
-    convention (task from default_rng([seed, 0]), weights from default_rng([seed, 1]))."""
-    d_in, hidden, d_out = dims
-    if chosen["task"] == "hierarchy":
-        sigma_yx = lb.hierarchical_task()
-    else:
-        sigma_yx = lb.random_task(d_in, d_out, np.random.default_rng([chosen["seed"], 0]))
-    W1, W2 = lb.balanced_init(
-        d_in, hidden, d_out, lam, scale, np.random.default_rng([chosen["seed"], 1])
-    )
-    return sigma_yx, W1, W2
-
-
-@pytest.mark.parametrize(
-    "overrides",
-    [{}, {"t": 3.0, "seed": 11, "scale": 0.5, "threshold": 0.05}, {"task": "hierarchy", "seed": 1}],
-)
-def test_lambda_cells_are_the_exact_flow_from_the_trajectory_views_start(overrides):
-    chosen, result, out = rendered(lambda_map, **overrides)
-    heatmap = out.figures["kernel"]["data"][0]
-    rng = np.random.default_rng(5)
-    for _ in range(4):
-        row = int(rng.integers(len(result["shapes"])))
-        column = int(rng.integers(result["lams"].size))
-        lam, dims = float(heatmap["x"][column]), result["dimensions"][row]
-        sigma_yx, W1, W2 = trajectory_start(chosen, dims, lam, chosen["scale"])
-        path = lb.exact(W1, W2, sigma_yx, np.array([0.0, chosen["t"]]))
-        assert heatmap["z"][row, column] == pytest.approx(
-            path.kernel_distance[-1], rel=1e-8, abs=1e-12
-        )
-        assert result["loss"][row, column] == pytest.approx(path.loss[-1], rel=1e-8, abs=1e-14)
-        # the time to learn: the exact loss there is the threshold
-        crossing = result["time_to_threshold"][row, column]
-        assert math.isfinite(crossing)
-        at = lb.exact(W1, W2, sigma_yx, np.array([0.0, crossing]))
-        assert at.loss[-1] == pytest.approx(chosen["threshold"] * at.loss[0], rel=1e-8)
-
-
-def test_a_lambda_click_opens_the_same_network_in_the_trajectory_view():
-    chosen = values(lambda_map, t=42.0, seed=17, scale=0.3, spread=6.0, count=13)
-    controls = lambda_map.VIEW.spec.controls(chosen)
-    result = lambda_map.VIEW.compute(chosen)
-    row, column = 2, 9  # inverted funnel, λ = 3
-    lam = result["lams"][column]
-    assert lam == 3.0
-    exact_point = {"x": lam, "y": row, "pointNumber": [row, column]}
-    rounded = {"x": float(np.float32(lam + 0.2)), "y": 1.9}  # no indices: the nearest cell
-    for point in (exact_point, rounded):
-        href = lambda_map.VIEW.open_target("kernel", point, controls, {"embed": "1"}, "/x/")
-        path, embed, target = opened(href, BALANCED)
-        assert path == "/x" + BALANCED.path and embed == "1"
-        expected = {
-            "lam": 3.0,
-            "scale": 0.3,
-            "shape": "inverted funnel",
-            "d_in": 2,
-            "hidden": 2,
-            "d_out": 4,
-            "task": "random",
-            "init": "random",
-            "seed": 17,
-            "horizon": 42.0,
-        }
-        assert {k: target[k] for k in expected} == expected
-    # the trajectory it opens ends exactly where the cell was taken
-    trajectory = BALANCED.compute(target)
-    assert trajectory["dims"] == (2, 2, 4) and trajectory["notes"] == []
-    assert trajectory["exact"]["t"][-1] == pytest.approx(42.0)
-    assert trajectory["exact"]["kernel_distance"][-1] == pytest.approx(
-        result["kernel_distance"][row, column], rel=1e-9, abs=1e-12
-    )
-    # a point of the Fig. 5B curves: the curve is the architecture
-    point = {"x": lam, "y": 0.1, "curveNumber": 0, "pointNumber": column}
-    _, _, target = opened(lambda_map.VIEW.open_target("lines", point, controls, {}), BALANCED)
-    assert target["shape"] == "funnel" and (target["d_in"], target["d_out"]) == (4, 2)
-
-
-def test_a_click_on_the_scale_map_opens_that_scale():
-    chosen = values(lambda_map, scale_map="square", scale_rows=5, t=5.0)
-    controls = lambda_map.VIEW.spec.controls(chosen)
-    result = lambda_map.VIEW.compute(chosen)
-    scale_map = result["scale_map"]
-    row, column = 3, 4
-    point = {"x": scale_map["lams"][column], "y": scale_map["scales"][row]}
-    for click in (point | {"pointNumber": [row, column]}, point):
-        href = lambda_map.VIEW.open_target("scales", click, controls, {})
-        _, _, target = opened(href, BALANCED)
-        assert target["scale"] == scale_map["scales"][row]
-        assert target["lam"] == scale_map["lams"][column] and target["shape"] == "square"
-    # and that cell is the exact flow from the trajectory view's start
-    sigma_yx, W1, W2 = trajectory_start(
-        chosen, (3, 3, 3), target["lam"], float(scale_map["scales"][row])
-    )
-    path = lb.exact(W1, W2, sigma_yx, np.array([0.0, 5.0]))
-    assert scale_map["kernel_distance"][row, column] == pytest.approx(
-        path.kernel_distance[-1], rel=1e-8, abs=1e-12
-    )
-    # with the map switched off there is nothing to open
-    off = lambda_map.VIEW.spec.controls(values(lambda_map))
-    assert lambda_map.VIEW.open_target("scales", point, off, {}) is None
-
-
-@pytest.mark.parametrize(
-    "point",
-    [
-        None,
-        {},
-        {"x": "a", "y": 1},
-        {"x": float("nan"), "y": 1.0},
-        [1, 2],
-        {"x": 1},
-        {"x": 0, "y": 7},
-    ],
-)
-def test_a_malformed_lambda_click_opens_nothing(point):
-    controls = lambda_map.VIEW.spec.controls(values(lambda_map))
-    assert lambda_map.VIEW.open_target("kernel", point, controls, None) is None
-    assert lambda_map.VIEW.open_target("lines", point, controls, None) is None
-
-
-def test_the_lambda_regimes_are_written_where_the_numbers_put_them():
-    _, result, out = rendered(lambda_map, t=100.0)
-    written = out.figures["kernel"]["layout"]["annotations"]
-    by_row = {}
-    for note in written:
-        by_row.setdefault(round(note["y"]), {})[np.sign(note["x"])] = note["text"]
-    funnel, square, inverted = (result["shapes"].index(n) for n in lb.SHAPES)
-    assert by_row[funnel] == {-1: "<b>delayed rich</b>", 0: "<b>rich</b>", 1: "<b>lazy</b>"}
-    assert by_row[inverted] == {-1: "<b>lazy</b>", 0: "<b>rich</b>", 1: "<b>delayed rich</b>"}
-    assert by_row[square] == {-1: "<b>lazy</b>", 0: "<b>rich</b>", 1: "<b>lazy</b>"}
-    # what the numbers show: the lazy ends hardly move, the delayed-rich ends have moved
-    distance, lams = result["kernel_distance"], result["lams"]
-    far = np.abs(lams) >= 6
-    assert distance[funnel][far & (lams > 0)].max() < 0.01
-    assert distance[inverted][far & (lams < 0)].max() < 0.01
-    assert distance[square][far].max() < 0.01
-    assert distance[funnel][far & (lams < 0)].min() > 0.3
-    assert distance[inverted][far & (lams > 0)].min() > 0.3
-    assert distance[square][lams == 0] > 0.1
-    # early on the delayed-rich side is still on its plateau, and the label says so
-    _, early, early_out = rendered(lambda_map, t=1.0)
-    assert early["kernel_distance"][funnel][far & (lams < 0)].max() < 0.05
-    assert labels_of(early_out.figures["kernel"]).count("lazy so far (rich later)") == 2
-    # and at the very start nothing has moved yet, not even at λ = 0
-    _, start, start_out = rendered(lambda_map, t=0.1)
-    assert start["kernel_distance"][:, lams == 0].max() < lambda_map.MOVED
-    assert labels_of(start_out.figures["kernel"]).count("rich later") == 3
-    # labels can be switched off (a display option: the result is reused)
-    hidden = lambda_map.VIEW.render(values(lambda_map, labels=False), result)
-    assert hidden.figures["kernel"]["layout"]["annotations"] == []
-
-
-def test_lambda_caps_are_clamped_and_the_largest_map_renders():
-    spec = lambda_map.VIEW.spec
-    parsed = spec.parse({"count": 10**6, "scale_rows": 999, "spread": 1e9, "t": 1e300})
-    assert parsed["count"] == lambda_map.MAX_LAMBDAS
-    assert parsed["scale_rows"] == lambda_map.MAX_SCALE_ROWS
-    assert parsed["spread"] == BALANCED.spec.by_name["lam"].high and parsed["t"] == 1000.0
-    assert len(parsed.messages) == 4
-    assert lambda_map.MAX_LAMBDAS <= lb.MAX_SWEEP_LAMBDAS
-    caps = {
-        "count": lambda_map.MAX_LAMBDAS,
-        "spread": 20.0,
-        "t": 1000.0,
-        "threshold": 1e-4,
-        "scale_map": "inverted funnel",
-        "scale_rows": lambda_map.MAX_SCALE_ROWS,
-    }
-    default_time, _ = timed(lambda_map, {})
-    cap_time, out = timed(lambda_map, caps)
-    assert out.figures["scales"]["data"][0]["z"]["shape"] == (
-        f"{lambda_map.MAX_SCALE_ROWS}, {lambda_map.SCALE_COLUMNS}"
-    )
-    print(
-        f"\nλ-balanced map: defaults {1e3 * default_time:.0f} ms, caps {1e3 * cap_time:.0f} ms "
-        f"(3 × {lambda_map.MAX_LAMBDAS} + {lambda_map.MAX_SCALE_ROWS} × "
-        f"{lambda_map.SCALE_COLUMNS} cells)"
-    )
-
-
-def test_lambda_export_is_finite_and_says_what_was_not_reached():
-    chosen, result, _ = rendered(lambda_map, threshold=1e-4, scale_map="funnel", scale_rows=4)
-    tables = lambda_map.VIEW.export(chosen, result)
-    assert len(tables) == 4
-    for table in tables.values():
-        assert all(np.all(np.isfinite(column)) for column in table.values())
-    funnel = next(t for name, t in tables.items() if name.startswith("funnel"))
-    assert np.array_equal(funnel["lam"], result["lams"])
-    assert set(np.unique(funnel["reached"])) <= {0.0, 1.0}
 
 
 # -- the kernel-alignment map ----------------------------------------------------------------
@@ -412,7 +215,6 @@ def test_gamma_export_is_finite():
 @pytest.mark.parametrize(
     ("view", "graph", "point", "target"),
     [
-        (lambda_map.VIEW, "kernel", {"x": 0.0, "y": 1, "pointNumber": [1, 8]}, BALANCED),
         (gamma_map.VIEW, "overlap", {"x": 1.0, "y": 1.5, "pointNumber": [6, 24]}, ALIGNMENT),
     ],
 )
