@@ -58,8 +58,8 @@ class Controls:
         MAX_LAMBDAS,
         step=2,
         help=(
-            f"An odd number puts a column at λ = 0 (at most {MAX_LAMBDAS}); each λ costs well "
-            "under a millisecond (three networks, each its own exact flow and threshold search)"
+            f"An odd number puts a column at λ = 0 (at most {MAX_LAMBDAS}); each λ adds about "
+            "half a millisecond (three networks, each its own exact flow and threshold search)"
         ),
     )
     scale: float = number(
