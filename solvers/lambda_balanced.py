@@ -15,6 +15,10 @@ conditioned — generic starts with λ ≠ 0 or a task of rank ≥ h — by a re
 only decaying exponentials, all times in one array expression (docs/theory.md, "λ-balanced:
 restart-free closed form"); elsewhere (near a saddle, zero rates) by restarting the closed form
 from intermediate states, which stays exact at long horizons.
+
+The networks the views show are *scenarios* (:func:`scenario`): sizes that fit the architecture,
+λ and start asked for (:func:`architecture`), a task and a start drawn from the streams of one
+seed; a map's cells are scenarios too (:func:`scenario_sweep`).
 """
 
 from __future__ import annotations
@@ -1078,7 +1082,7 @@ class Architecture:
 
     @property
     def kind(self) -> str:
-        """ "funnel", "square", "inverted funnel" or "other" (:func:`shape_kind`)."""
+        """The name of the shape: funnel, square, inverted funnel or other (:func:`shape_kind`)."""
         return shape_kind(*self.dims)
 
     @property
@@ -1174,6 +1178,8 @@ def architecture(
     task = _choice("task", task, TASKS)
     init = _choice("init", init, INITS)
     lam = as_finite_scalar("lam", lam)
+    if largest is not None and as_positive_int("largest", largest) < 2:
+        raise ValueError(f"largest must be at least 2 (a funnel has two sizes); got {largest}.")
     if task == "hierarchy":
         dims, notes = _hierarchy_sizes(requested, shape)
     else:

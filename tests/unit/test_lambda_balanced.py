@@ -731,6 +731,15 @@ def test_architecture_always_builds_a_network_of_the_shape_asked_for(sizes, shap
     assert (found.dims != sizes) == bool(found.notes) or (task == "hierarchy" and found.notes == ())
 
 
+def test_architecture_refuses_what_it_cannot_adjust():
+    with pytest.raises(ValueError, match="largest must be at least 2"):
+        lb.architecture(3, 3, 3, shape="funnel", largest=1)
+    with pytest.raises(ValueError, match="shape must be one of"):
+        lb.architecture(3, 3, 3, shape="hourglass")
+    with pytest.raises(ValueError, match="hidden"):
+        lb.architecture(3, 0, 3)
+
+
 def test_a_random_scenario_is_its_seeds_task_and_a_balanced_start_of_that_scale():
     built = lb.scenario(lam=-2.0, scale=0.3, d_in=5, hidden=3, d_out=4, seed=11)
     assert built.architecture.dims == (5, 3, 4) and built.architecture.notes == ()
