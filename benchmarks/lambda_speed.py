@@ -11,9 +11,11 @@ its condition bound accepts, the march elsewhere.
 * ``exact``: a 1000-point trajectory on [0, 1e4] (as the trajectory view asks at its longest
   horizons, ten times further), plus the derived loss and kernel distance, on generic nets and
   on starts where the closed form must fall back to the march (all or part of the times).
-* the λ-balanced map: its ``compute`` and ``render`` exactly as a callback runs them, at the
-  default settings and at the largest grid; "other slider" clears the per-worker cache of
-  times to threshold (any slider but t), "t slider" keeps it.
+* the λ-balanced views' main callback exactly as the server runs it (``View.update``: the
+  controls parsed, the result computed or read from the result cache, every panel drawn and
+  packed): "slider" empties the result cache first (any slider, the map's t among them, is a
+  new result); "from the result cache" repeats a request (another student on the same
+  settings, or a display-only switch such as the map's labels), which only draws.
 
 Prints median and 95th percentile wall time per call; the machine is shared and noisy, so
 medians are the figures to quote. BLAS runs single-threaded and glibc keeps freed memory, as
@@ -39,8 +41,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from anywher
 import numpy as np  # noqa: E402
 import scipy  # noqa: E402
 
+from app.cache import ResultCache  # noqa: E402
 from app.memory import keep_freed_memory  # noqa: E402
-from app.views import lambda_balanced_map as lambda_map  # noqa: E402
+from app.views.lambda_balanced import MAP, TRAJECTORY  # noqa: E402
+from app.views.lambda_balanced import map as lambda_map  # noqa: E402
 from solvers import lambda_balanced as lb  # noqa: E402
 from solvers._riccati import DecayingForm  # noqa: E402
 
@@ -103,58 +107,90 @@ def trajectory_cases():
 
 
 def map_settings():
-    """The map's default settings and its largest grid (every size at its cap)."""
-    default = lambda_map.SPEC.defaults()
-    largest = default | {
-        "t": lambda_map.SPEC.by_name["t"].high,
+    """The map's default settings, its largest grid (every size at its cap) and the hierarchy."""
+    spec = MAP.spec
+    largest = {
+        "t": spec.by_name["t"].high,
         "spread": lambda_map.LAMBDA_LIMIT,
         "count": lambda_map.MAX_LAMBDAS,
+        "threshold": spec.by_name["threshold"].low,
         "scale_map": "funnel",
         "scale_rows": lambda_map.MAX_SCALE_ROWS,
     }
-    hierarchy = default | {"task": "hierarchy", "count": lambda_map.MAX_LAMBDAS}
+    default = spec.defaults()
     return [
-        (f"default ({default['count']} λ × 3 shapes)", lambda_map.SPEC.parse(default).values),
+        (f"default ({default.count} λ × 3 shapes)", default),
         (
             f"largest ({lambda_map.MAX_LAMBDAS} λ × 3 + λ × scale "
             f"{lambda_map.SCALE_COLUMNS} × {lambda_map.MAX_SCALE_ROWS})",
-            lambda_map.SPEC.parse(largest).values,
+            spec.with_overrides(largest),
         ),
         (
             f"hierarchy 8→8→8 ({lambda_map.MAX_LAMBDAS} λ)",
-            lambda_map.SPEC.parse(hierarchy).values,
+            spec.with_overrides({"task": "hierarchy", "count": lambda_map.MAX_LAMBDAS}),
         ),
     ]
 
 
-def callback(values, *, other_slider: bool):
-    """The map's compute + render as one callback runs them."""
+def trajectory_settings():
+    """The trajectory view's defaults, a Fig. 4 hierarchy and its largest request."""
+    spec = TRAJECTORY.spec
+    largest = {
+        "shape": "any",
+        "d_in": 10,
+        "hidden": 10,
+        "d_out": 10,
+        "lam": 20.0,
+        "scale": 10.0,
+        "horizon": 1000.0,
+        "lr": 0.001,
+        "log_time": True,
+    }
+    fig_4 = next(
+        p for p in TRAJECTORY.presets if p.slug == "fig-4-semantic-hierarchy-lambda-0-rich"
+    )
+    return [
+        ("default (3→3→3, gradient descent)", spec.defaults()),
+        ("Fig. 4 hierarchy 8→8→8, λ = 0", spec.with_overrides(fig_4.values)),
+        ("largest (10→10→10, t ≤ 1000, 2,000 GD steps)", spec.with_overrides(largest)),
+    ]
+
+
+def callback(view, controls, *, cached: bool):
+    """The view's main callback as the server runs it, from the result cache or not."""
+    cache = ResultCache.in_memory()
+    raw = view.spec.to_controls(controls)
 
     def run():
-        if other_slider:  # any slider but t invalidates the cached times to threshold
-            lambda_map._times_to_threshold.cache_clear()
-        return lambda_map.VIEW.render(values, lambda_map.compute(values))
+        if not cached:  # a slider moved: a result nobody asked for yet
+            cache.cache.clear()
+        return view.update(cache, raw, {})
 
     return run
 
 
-def map_cases():
+def callback_cases():
     rows = []
-    for label, values in map_settings():
-        rows.append((f"map {label}, other slider", callback(values, other_slider=True)))
-        rows.append((f"map {label}, t slider", callback(values, other_slider=False)))
+    for view, settings in ((MAP, map_settings()), (TRAJECTORY, trajectory_settings())):
+        name = "map" if view.is_map else "trajectory"
+        for label, controls in settings:
+            rows.append((f"{name} {label}, slider", callback(view, controls, cached=False)))
+        label, controls = settings[0]
+        rows.append(
+            (f"{name} {label}, from the result cache", callback(view, controls, cached=True))
+        )
     return rows
 
 
 def compare(rows, repeats: int) -> None:
-    print(f"{'case':56s} {'march':>15s}   {'new':>15s}   {'ratio':>6s}")
-    print(f"{'':56s} {'median':>7s} {'p95':>7s}   {'median':>7s} {'p95':>7s}   {'median':>6s}")
+    print(f"{'case':62s} {'march':>15s}   {'new':>15s}   {'ratio':>6s}")
+    print(f"{'':62s} {'median':>7s} {'p95':>7s}   {'median':>7s} {'p95':>7s}   {'median':>6s}")
     for label, function in rows:
         with march_only():
             old = timed(function, repeats)
         new = timed(function, repeats)
         print(
-            f"{label:56s} {old[0]:7.2f} {old[1]:7.2f}   {new[0]:7.2f} {new[1]:7.2f}"
+            f"{label:62s} {old[0]:7.2f} {old[1]:7.2f}   {new[0]:7.2f} {new[1]:7.2f}"
             f"   {old[0] / new[0]:5.1f}×"
         )
 
@@ -171,8 +207,8 @@ def main() -> None:
     )
     print(f"lambda_balanced.exact, {POINTS} points on [0, {HORIZON:g}] (+ loss, kernel distance)")
     compare(trajectory_cases(), repeats)
-    print("\nλ-balanced map callback (compute + render)")
-    compare(map_cases(), max(5, repeats // 3))
+    print("\nλ-balanced views' main callback (View.update)")
+    compare(callback_cases(), max(5, repeats // 3))
 
 
 if __name__ == "__main__":

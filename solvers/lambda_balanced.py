@@ -12,13 +12,18 @@ network function ``W₂W₁`` and the output similarity ``W₂W₂ᵀ``. It is e
 :class:`solvers._riccati.MatrixRiccati` (the one-shot formula loses all accuracy by t ≈ 8 when
 growth rates differ widely: its h×h matrix reaches condition number 1e16): wherever it is well
 conditioned — generic starts with λ ≠ 0 or a task of rank ≥ h — by a restart-free form with
-only decaying exponentials, all times in one array expression (docs/theory.md (3.10)–(3.18),
-"λ-balanced: restart-free closed form"); elsewhere (near a saddle, zero rates) by restarting the
-closed form from intermediate states (3.7)–(3.9), which stays exact at long horizons.
+only decaying exponentials, all times in one array expression (docs/theory.md, "λ-balanced:
+restart-free closed form"); elsewhere (near a saddle, zero rates) by restarting the closed form
+from intermediate states, which stays exact at long horizons.
+
+The networks the views show are *scenarios* (:func:`scenario`): sizes that fit the architecture,
+λ and start asked for (:func:`architecture`), a task and a start drawn from the streams of one
+seed; a map's cells are scenarios too (:func:`scenario_sweep`).
 """
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
@@ -51,10 +56,32 @@ __all__ = [
     "exact",
     "gradient_descent",
     "hierarchical_task",
+    "random_generator",
     "random_task",
     "shape_kind",
     "task_aligned_init",
 ]
+
+#: a seed of the random draws: see :func:`random_generator`
+Seed = int | tuple[int, ...] | np.random.Generator | None
+#: longest tuple of whole numbers a seed may be
+MAX_SEED_WORDS = 8
+
+
+def random_generator(seed: Seed) -> np.random.Generator:
+    """The random generator a seed names: a whole number ≥ 0, None or a Generator (read as
+    everywhere in :mod:`solvers`), or a tuple of whole numbers ≥ 0 — the entropy of numpy's
+    ``SeedSequence``, so ``(seed, 1)`` draws what ``np.random.default_rng([seed, 1])`` draws.
+    Scenarios spell their streams that way (:data:`TASK_STREAM`, :data:`WEIGHT_STREAM`)."""
+    if not isinstance(seed, tuple):
+        return as_seed(seed)
+    if not 0 < len(seed) <= MAX_SEED_WORDS:
+        raise ValueError(f"a seed tuple holds 1 to {MAX_SEED_WORDS} whole numbers; got {seed!r}.")
+    for word in seed:
+        if isinstance(word, bool) or not isinstance(word, numbers.Integral) or word < 0:
+            raise ValueError(f"a seed tuple holds whole numbers >= 0; got {word!r} in it.")
+    return np.random.default_rng([int(word) for word in seed])
+
 
 #: Example dimensions (dᵢ, h, dₒ) of the three architectures of Dominé et al. Fig. 5.
 SHAPES: dict[str, tuple[int, int, int]] = {
@@ -328,15 +355,15 @@ def balanced_init(
     d_out: int,
     lam: float,
     scale: float,
-    seed: int | None = 0,
+    seed: Seed = 0,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Random λ-balanced ``(W1, W2)`` whose initial network function has ``‖W₂W₁‖_F = scale``.
 
     λ is the relative scale, ``scale`` the absolute one (Dominé et al. §4, App. A.4). For λ ≥ 0
     ``W₂ = O(W₁W₁ᵀ + λI)^{1/2}`` with O (dₒ×h) orthonormal, which needs ``h ≤ dₒ``; for λ < 0
     ``W₁ = (W₂ᵀW₂ − λI)^{1/2}Pᵀ`` with P (dᵢ×h) orthonormal, which needs ``h ≤ dᵢ``
-    (docs/theory.md (3.21)).
-    The random factor's size c solves ``c⁴‖RRᵀ‖² + |λ|c²‖R‖² = scale²``.
+    (docs/theory.md §3; :func:`admits`). The random factor's size c solves
+    ``c⁴‖RRᵀ‖² + |λ|c²‖R‖² = scale²``. ``seed``: see :func:`random_generator`.
     """
     d_in = as_positive_int("d_in", d_in)
     hidden = as_positive_int("hidden", hidden)
@@ -345,7 +372,7 @@ def balanced_init(
     scale = as_finite_scalar("scale", scale)
     if scale < 0:
         raise ValueError(f"scale must be >= 0 (it is ‖W2 W1‖ at initialisation); got {scale:g}.")
-    rng = as_seed(seed)
+    rng = random_generator(seed)
     read_out_side = lam > 0 or (lam == 0 and hidden <= d_out)
     if read_out_side and hidden > d_out:
         raise ValueError(
@@ -367,8 +394,9 @@ def _balanced_stack(
     """:func:`balanced_init` for a stack of admissible λ (C,) → W1 (C, h, dᵢ), W2 (C, dₒ, h).
 
     The draws depend only on the side λ falls on (the read-out side for λ > 0, the first
-    layer's for λ < 0), so each side draws them once from a fresh ``as_seed(seed)`` and
-    rescales them per λ: for an integer seed, the weights one call per λ returns.
+    layer's for λ < 0), so each side draws them once from a fresh ``random_generator(seed)`` and
+    rescales them per λ: for a seed that is not a Generator, the weights one call per λ
+    returns.
     """
     W1 = np.empty((lams.size, hidden, d_in))
     W2 = np.empty((lams.size, d_out, hidden))
@@ -377,7 +405,7 @@ def _balanced_stack(
         which = np.flatnonzero(read_out == side)
         if not which.size:
             continue
-        rng = as_seed(seed)
+        rng = random_generator(seed)
         lam = lams[which][:, None, None]
         shift = lam * np.eye(hidden)
         if side:
@@ -505,12 +533,13 @@ def hierarchical_task() -> np.ndarray:
     return labels @ inputs.T / items
 
 
-def random_task(d_in: int, d_out: int, seed: int | None = 0) -> np.ndarray:
+def random_task(d_in: int, d_out: int, seed: Seed = 0) -> np.ndarray:
     """Σyx of a random regression task: i.i.d. Gaussian entries with variance 1/dₒ
-    (targets' variance scaled by the number of outputs, Dominé et al. App. E.2.1)."""
+    (targets' variance scaled by the number of outputs, Dominé et al. App. E.2.1). ``seed``:
+    see :func:`random_generator`."""
     d_in = as_positive_int("d_in", d_in)
     d_out = as_positive_int("d_out", d_out)
-    return as_seed(seed).standard_normal((d_out, d_in)) / np.sqrt(d_out)
+    return random_generator(seed).standard_normal((d_out, d_in)) / np.sqrt(d_out)
 
 
 def shape_kind(d_in: int, hidden: int, d_out: int) -> str:
@@ -562,7 +591,7 @@ class LambdaSweep:
     horizon: float  #: ``time_to_threshold`` is inf when the threshold is not reached by then
     threshold: float  #: relative loss level of ``time_to_threshold``
     scale: float  #: absolute scale ‖W₂W₁‖_F at t = 0 (:func:`balanced_init`)
-    seed: int | None  #: seed of :func:`balanced_init` (the same for every cell)
+    seed: int | tuple[int, ...] | None  #: seed of :func:`balanced_init` (the same for every cell)
     valid: np.ndarray  #: bool, the architecture admits this λ
     kernel_distance: np.ndarray  #: S(0, t) of the NTK
     loss: np.ndarray  #: ``½‖Σyx − W₂W₁‖²`` at t
@@ -617,9 +646,10 @@ def _sweep_loss(function: np.ndarray, sigma_yx: np.ndarray) -> np.ndarray:
     return 0.5 * np.sum(residual * residual, axis=(-2, -1))
 
 
-def _admits(d_in: int, hidden: int, d_out: int, lam: float) -> bool:
-    """Whether :func:`balanced_init` can build a λ-balanced net of this shape (docs/theory.md
-    (3.22))."""
+def admits(d_in: int, hidden: int, d_out: int, lam: float) -> bool:
+    """Whether a λ-balanced network of these sizes exists (and :func:`balanced_init` builds
+    one): ``W₂ᵀW₂ = W₁W₁ᵀ + λI_h`` has rank h, so λ > 0 needs h ≤ dₒ, λ < 0 needs h ≤ dᵢ and
+    λ = 0 one of the two (docs/theory.md §3)."""
     if lam > 0:
         return hidden <= d_out
     if lam < 0:
@@ -786,7 +816,7 @@ def _sweep_row(dims, task, lams, t, horizon, threshold, scale, seed) -> dict[str
     """Every λ of one architecture: the valid cells are initialised, factorised and evaluated
     as one stack by the restart-free closed form; cells it refuses are marched one by one."""
     d_in, hidden, d_out = dims
-    valid = np.array([_admits(d_in, hidden, d_out, float(lam)) for lam in lams], dtype=bool)
+    valid = np.array([admits(d_in, hidden, d_out, float(lam)) for lam in lams], dtype=bool)
     row = {field: np.zeros(lams.size) for field in _ROW_FIELDS} | {"valid": valid}
     row["crossing"][:] = np.inf
     columns = np.flatnonzero(valid)
@@ -915,8 +945,8 @@ def lambda_sweep(
     horizon: float = 100.0,
     threshold: float = 1e-2,
     scale: float = 0.1,
-    seed: int | None = 0,
-    task_seed: int | None = 0,
+    seed: int | tuple[int, ...] | None = 0,
+    task_seed: int | tuple[int, ...] | None = 0,
     shapes: Mapping[str, tuple[int, int, int]] | None = None,
     sigma_yx: Mapping[str, np.ndarray] | None = None,
 ) -> LambdaSweep:
@@ -934,7 +964,8 @@ def lambda_sweep(
         ``loss(t) ≤ threshold · loss(0)``.
     scale : absolute scale ‖W₂W₁‖_F at initialisation (≥ 0).
     seed : seed of every cell's :func:`balanced_init` ``(dᵢ, h, dₒ, λ, scale, seed)`` — the same
-        random factor, rescaled, for every λ.
+        random factor, rescaled, for every λ (a whole number, a tuple of them or None; see
+        :func:`random_generator`).
     task_seed : seed of :func:`random_task` ``(dᵢ, dₒ, task_seed)``, the task of every shape
         not given in ``sigma_yx``.
     shapes : name → (dᵢ, h, dₒ); default :data:`SHAPES` (funnel 4-2-2, square 3-3-3, inverted
@@ -974,9 +1005,10 @@ def lambda_sweep(
     for name, value in (("seed", seed), ("task_seed", task_seed)):
         if isinstance(value, np.random.Generator):
             raise ValueError(
-                f"{name} must be a whole number or None (every cell reuses it), not a Generator."
+                f"{name} must be a whole number, a tuple of them or None (every cell reuses "
+                "it), not a Generator."
             )
-        as_seed(value)  # the same checks as balanced_init / random_task, before any work
+        random_generator(value)  # the same checks as balanced_init / random_task, before any work
     names, dimensions, tasks = _sweep_shapes(shapes, sigma_yx, task_seed)
 
     rows = [
@@ -1003,3 +1035,321 @@ def lambda_sweep(
         time_to_threshold=crossing,
         saddle_margin=margin,
     )
+
+
+# -- scenarios: the networks the views pose (docs/theory.md §3) -------------------------------
+
+__all__ += [
+    "INITS",
+    "SHAPE_NAMES",
+    "TASKS",
+    "TASK_STREAM",
+    "WEIGHT_STREAM",
+    "Architecture",
+    "Scenario",
+    "admits",
+    "architecture",
+    "limit_regime",
+    "regime",
+    "scenario",
+    "scenario_sweep",
+    "sweep_shapes",
+]
+
+#: the architectures a scenario may ask for (Dominé et al. Fig. 5A), or "any" for the sizes given
+SHAPE_NAMES = ("funnel", "square", "inverted funnel", "any")
+#: the tasks: a random regression (:func:`random_task`) or the semantic hierarchy
+#: (:func:`hierarchical_task`)
+TASKS = ("random", "hierarchy")
+#: the starts: random λ-balanced (:func:`balanced_init`) or task-aligned (:func:`task_aligned_init`)
+INITS = ("random", "aligned")
+#: the streams of a scenario's seed s: its random task draws from ``(s, TASK_STREAM)``, its
+#: random weights from ``(s, WEIGHT_STREAM)`` (see :func:`random_generator`)
+TASK_STREAM = 0
+WEIGHT_STREAM = 1
+
+
+@dataclass(frozen=True)
+class Architecture:
+    """The sizes of a scenario's network and why they differ from those asked for."""
+
+    d_in: int
+    hidden: int
+    d_out: int
+    #: every change to the sizes asked for, in plain words (empty if none was needed)
+    notes: tuple[str, ...] = ()
+
+    @property
+    def dims(self) -> tuple[int, int, int]:
+        return self.d_in, self.hidden, self.d_out
+
+    @property
+    def kind(self) -> str:
+        """The name of the shape: funnel, square, inverted funnel or other (:func:`shape_kind`)."""
+        return shape_kind(*self.dims)
+
+    @property
+    def rank(self) -> int:
+        """Largest rank of the network function W₂W₁."""
+        return min(self.dims)
+
+
+def _choice(name: str, value: str, options: tuple[str, ...]) -> str:
+    if value not in options:
+        raise ValueError(f"{name} must be one of {', '.join(options)}; got {value!r}.")
+    return value
+
+
+def _shaped(d_in: int, hidden: int, d_out: int, shape: str, largest: int | None):
+    """Sizes that have the named shape (changing as few as possible), and the rule broken."""
+    cap = largest if largest is not None else max(d_in, hidden, d_out) + 1
+    if shape == "square" and not d_in == hidden == d_out:
+        return (hidden, hidden, hidden), "d_in = h = d_out"
+    if shape == "funnel" and not d_in > hidden >= d_out:
+        hidden = min(hidden, cap - 1)
+        return (max(d_in, hidden + 1), hidden, min(d_out, hidden)), "d_in > h ≥ d_out"
+    if shape == "inverted funnel" and not d_in <= hidden < d_out:
+        hidden = min(hidden, cap - 1)
+        return (min(d_in, hidden), hidden, max(d_out, hidden + 1)), "d_in ≤ h < d_out"
+    return (d_in, hidden, d_out), None
+
+
+def _hierarchy_sizes(requested, shape: str) -> tuple[tuple[int, int, int], list[str]]:
+    size = len(HIERARCHY_ITEMS)
+    hidden, reason = requested[1], ""
+    if shape in ("funnel", "inverted funnel"):
+        reason = f" (a {shape} is impossible with equal input and output sizes)"
+        shape = "square"
+    if shape == "square":
+        hidden = size
+    dims = (size, hidden, size)
+    if dims == tuple(requested):
+        return dims, []
+    arrow = " → ".join(map(str, dims))
+    return dims, [
+        f"The semantic hierarchy has {size} items and {size} features{reason}: using {arrow}."
+    ]
+
+
+def _ranked(dims, lam: float, init: str) -> tuple[int, list[str]]:
+    """The hidden width that λ and the start allow (:func:`admits`), and why it changed."""
+    d_in, hidden, d_out = dims
+    notes = []
+    if lam > 0 and hidden > d_out:
+        notes.append(f"λ > 0 needs h ≤ d_out (W₂ᵀW₂ = W₁W₁ᵀ + λI has rank h): using h = {d_out}.")
+        hidden = d_out
+    elif lam < 0 and hidden > d_in:
+        notes.append(f"λ < 0 needs h ≤ d_in (W₁W₁ᵀ = W₂ᵀW₂ − λI has rank h): using h = {d_in}.")
+        hidden = d_in
+    elif lam == 0 and hidden > max(d_in, d_out):
+        notes.append(
+            f"A balanced network needs h ≤ max(d_in, d_out): using h = {max(d_in, d_out)}."
+        )
+        hidden = max(d_in, d_out)
+    if init == "aligned" and hidden > min(d_in, d_out):
+        notes.append(
+            f"A task-aligned start needs h ≤ min(d_in, d_out): using h = {min(d_in, d_out)}."
+        )
+        hidden = min(d_in, d_out)
+    return hidden, notes
+
+
+def architecture(
+    d_in: int,
+    hidden: int,
+    d_out: int,
+    *,
+    shape: str = "any",
+    lam: float = 0.0,
+    task: str = "random",
+    init: str = "random",
+    largest: int | None = None,
+) -> Architecture:
+    """The sizes (dᵢ, h, dₒ) a scenario can use, closest to those asked for.
+
+    Instead of failing, each constraint changes the offending size and says so in ``notes``:
+    the semantic hierarchy fixes dᵢ = dₒ = 8 (no funnel of either kind then exists); a named
+    ``shape`` needs funnel dᵢ > h ≥ dₒ, square dᵢ = h = dₒ or inverted funnel dᵢ ≤ h < dₒ
+    (Dominé et al. Fig. 5A), with no size above ``largest``; λ needs :func:`admits`; a
+    task-aligned start needs h ≤ min(dᵢ, dₒ) (:func:`task_aligned_init`).
+    """
+    requested = tuple(
+        as_positive_int(n, v)
+        for n, v in zip(("d_in", "hidden", "d_out"), (d_in, hidden, d_out), strict=True)
+    )
+    shape = _choice("shape", shape, SHAPE_NAMES)
+    task = _choice("task", task, TASKS)
+    init = _choice("init", init, INITS)
+    lam = as_finite_scalar("lam", lam)
+    if largest is not None and as_positive_int("largest", largest) < 2:
+        raise ValueError(f"largest must be at least 2 (a funnel has two sizes); got {largest}.")
+    if task == "hierarchy":
+        dims, notes = _hierarchy_sizes(requested, shape)
+    else:
+        dims, rule = _shaped(*requested, shape, largest)
+        notes = []
+        if rule is not None:
+            arrow = " → ".join(map(str, dims))
+            notes.append(f"A {shape} network needs {rule}: using {arrow}.")
+    hidden, ranked = _ranked(dims, lam, init)
+    return Architecture(dims[0], hidden, dims[2], tuple(notes + ranked))
+
+
+def _seed_number(seed: int) -> int:
+    """A scenario's seed: a whole number ≥ 0 (checked as a stream of :func:`random_generator`)."""
+    random_generator((seed, 0))
+    return int(seed)
+
+
+def _task_matrix(task: str, d_in: int, d_out: int, seed: int) -> np.ndarray:
+    if task == "hierarchy":
+        return hierarchical_task()
+    return random_task(d_in, d_out, (seed, TASK_STREAM))
+
+
+def _labels(task: str, d_in: int, d_out: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    if task == "hierarchy":
+        return HIERARCHY_ITEMS, HIERARCHY_FEATURES
+    return tuple(f"x{i + 1}" for i in range(d_in)), tuple(f"y{i + 1}" for i in range(d_out))
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """One network as the views pose it: sizes, task and initial weights (built by
+    :func:`scenario`, which owns the seeding)."""
+
+    architecture: Architecture
+    lam: float  #: relative scale λ: ``W₂ᵀW₂ − W₁W₁ᵀ = λI``
+    scale: float  #: absolute scale ‖W₂W₁‖_F at t = 0
+    task: str  #: one of :data:`TASKS`
+    init: str  #: one of :data:`INITS`
+    seed: int
+    sigma_yx: np.ndarray  #: (dₒ, dᵢ) the task
+    W1: np.ndarray  #: (h, dᵢ) initial first layer
+    W2: np.ndarray  #: (dₒ, h) initial read-out
+    inputs: tuple[str, ...]  #: names of the inputs (the tree's items for the hierarchy)
+    outputs: tuple[str, ...]  #: names of the outputs (the tree's features)
+
+    @cached_property
+    def task_singular_values(self) -> np.ndarray:
+        """(min(dₒ, dᵢ),) singular values σᵢ of Σyx, largest first."""
+        return np.linalg.svd(self.sigma_yx, compute_uv=False)
+
+    @property
+    def best_loss(self) -> float:
+        """The least loss of a network of hidden width h: ``½ Σ_{i>h} σᵢ²`` (Eckart–Young),
+        where the flow from a generic start ends."""
+        return 0.5 * float(np.sum(self.task_singular_values[self.architecture.hidden :] ** 2))
+
+    def exact(self, t: np.ndarray) -> LambdaBalancedTrajectory:
+        """The exact gradient flow from this start (:func:`exact`)."""
+        return exact(self.W1, self.W2, self.sigma_yx, t)
+
+    def gradient_descent(self, lr: float, steps: int, every: int = 1) -> LambdaBalancedTrajectory:
+        """Gradient descent from this start (:func:`gradient_descent`)."""
+        return gradient_descent(self.W1, self.W2, self.sigma_yx, lr, steps, every=every)
+
+
+def scenario(
+    *,
+    lam: float,
+    scale: float,
+    d_in: int = 3,
+    hidden: int = 3,
+    d_out: int = 3,
+    shape: str = "any",
+    task: str = "random",
+    init: str = "random",
+    seed: int = 0,
+    largest: int | None = None,
+) -> Scenario:
+    """The network, task and start of Dominé et al.'s experiments for these settings.
+
+    The sizes are :func:`architecture`'s. The task is the semantic hierarchy or a random one
+    drawn from the stream ``(seed, TASK_STREAM)``; the start is task-aligned, each of its h
+    modes at ``scale/√h`` (so ``‖W₂W₁‖_F = scale``), or random λ-balanced from the stream
+    ``(seed, WEIGHT_STREAM)`` (:func:`balanced_init`). A map's cells are scenarios too
+    (:func:`scenario_sweep`), so a cell and the trajectory it opens start from the same weights.
+    """
+    found = architecture(
+        d_in, hidden, d_out, shape=shape, lam=lam, task=task, init=init, largest=largest
+    )
+    seed = _seed_number(seed)
+    scale = as_finite_scalar("scale", scale)
+    sigma_yx = _task_matrix(task, found.d_in, found.d_out, seed)
+    if init == "aligned":
+        W1, W2 = task_aligned_init(sigma_yx, found.hidden, lam, scale / np.sqrt(found.hidden))
+    else:
+        W1, W2 = balanced_init(*found.dims, lam, scale, (seed, WEIGHT_STREAM))
+    inputs, outputs = _labels(task, found.d_in, found.d_out)
+    return Scenario(
+        found, float(lam), float(scale), task, init, seed, sigma_yx, W1, W2, inputs, outputs
+    )
+
+
+def sweep_shapes(task: str) -> dict[str, tuple[int, int, int]]:
+    """The architectures a map compares: :data:`SHAPES` for a random task; the square 8 → 8 → 8
+    alone for the hierarchy (equal input and output sizes leave no funnel)."""
+    if _choice("task", task, TASKS) == "hierarchy":
+        size = len(HIERARCHY_ITEMS)
+        return {"square": (size, size, size)}
+    return dict(SHAPES)
+
+
+def scenario_sweep(
+    lams: np.ndarray,
+    t: float,
+    *,
+    scale: float,
+    task: str = "random",
+    seed: int = 0,
+    shapes: Mapping[str, tuple[int, int, int]] | None = None,
+    horizon: float = 100.0,
+    threshold: float = 1e-2,
+) -> LambdaSweep:
+    """:func:`lambda_sweep` over random-start scenarios: the cell of architecture ``name``
+    (dᵢ, h, dₒ) and relative scale λ starts from exactly the weights and task of
+    ``scenario(lam=λ, scale=scale, d_in=dᵢ, hidden=h, d_out=dₒ, shape=name, task=task,
+    seed=seed)`` (Dominé et al. Fig. 5B, App. A.4). ``shapes`` defaults to
+    :func:`sweep_shapes` of the task; the sweep's ``seed`` is the weights' stream.
+    """
+    shapes = sweep_shapes(task) if shapes is None else shapes
+    seed = _seed_number(seed)
+    tasks = {name: _task_matrix(task, dims[0], dims[2], seed) for name, dims in shapes.items()}
+    return lambda_sweep(
+        lams,
+        t,
+        horizon=horizon,
+        threshold=threshold,
+        scale=scale,
+        seed=(seed, WEIGHT_STREAM),
+        shapes=shapes,
+        sigma_yx=tasks,
+    )
+
+
+def limit_regime(kind: str, sign: int) -> str:
+    """The regime Dominé et al. (§6, Fig. 5B) predict as λ → sign·∞ for an architecture
+    (:func:`shape_kind`): "lazy" or "delayed rich" for the funnels (a funnel is lazy as λ → +∞
+    and delayed rich as λ → −∞, an inverted funnel the reverse); for a square net
+    "lazy in W1" (λ → +∞: W₂W₂ᵀ ≈ λI, the task's structure in W₁ only) or "lazy in W2";
+    "bottleneck" (lazy first, possibly delayed rich) for the other shapes."""
+    if kind == "funnel":
+        return "lazy" if sign > 0 else "delayed rich"
+    if kind == "inverted funnel":
+        return "delayed rich" if sign > 0 else "lazy"
+    if kind == "square":
+        return "lazy in W1" if sign > 0 else "lazy in W2"
+    return "bottleneck"
+
+
+def regime(kind: str, lam: float, sigma_max: float) -> tuple[str, bool]:
+    """(regime, settled) of an architecture at relative scale λ, for a task whose largest
+    singular value is ``sigma_max``: "rich" while |λ| ≤ σ_max/2, else :func:`limit_regime`;
+    ``settled`` once |λ| > 2σ_max, where λ dominates the scale of the task (between the two the
+    net is between rich and that regime)."""
+    lam = as_finite_scalar("lam", lam)
+    sigma_max = as_finite_scalar("sigma_max", sigma_max)
+    if abs(lam) <= 0.5 * sigma_max:
+        return "rich", True
+    return limit_regime(kind, 1 if lam > 0 else -1), abs(lam) > 2 * sigma_max

@@ -579,7 +579,13 @@ def _assert_sweep_equals_cells(sweep, cells):
 
 def test_sweep_on_the_map_grid_equals_one_march_per_cell(monkeypatch):
     lams = np.linspace(-7.0, 7.0, 9)
-    settings = dict(horizon=1000.0, threshold=1e-2, scale=0.1, seed=4 + 2**32, task_seed=4)
+    settings = dict(
+        horizon=1000.0,
+        threshold=1e-2,
+        scale=0.1,
+        seed=(4, lb.WEIGHT_STREAM),
+        task_seed=(4, lb.TASK_STREAM),
+    )
     marched = []
     original = lb._marched_cell
 
@@ -622,9 +628,257 @@ def test_sweep_equals_one_march_per_cell(seed, t):
 
 @pytest.mark.parametrize("dims", [*lb.SHAPES.values(), (8, 8, 8), (5, 3, 4)])
 def test_balanced_stack_draws_the_weights_of_one_call_per_lambda(dims):
-    lams = np.array([lam for lam in np.linspace(-20.0, 20.0, 33) if lb._admits(*dims, lam)])
-    W1, W2 = lb._balanced_stack(*dims, lams, 0.1, 4 + 2**32)
+    lams = np.array([lam for lam in np.linspace(-20.0, 20.0, 33) if lb.admits(*dims, lam)])
+    W1, W2 = lb._balanced_stack(*dims, lams, 0.1, (4, lb.WEIGHT_STREAM))
     for k, lam in enumerate(lams):
-        first, second = lb.balanced_init(*dims, float(lam), 0.1, 4 + 2**32)
+        first, second = lb.balanced_init(*dims, float(lam), 0.1, (4, lb.WEIGHT_STREAM))
         np.testing.assert_allclose(W1[k], first, rtol=1e-14, atol=1e-16)
         np.testing.assert_allclose(W2[k], second, rtol=1e-14, atol=1e-16)
+
+
+# -- scenarios: the networks the views pose ---------------------------------------------------
+
+
+def test_a_seed_tuple_draws_what_numpy_draws_from_that_entropy():
+    for seed in ((5, 1), (0, 0), (2**40, 3, 7)):
+        expected = np.random.default_rng(np.random.SeedSequence(list(seed))).standard_normal(6)
+        np.testing.assert_array_equal(lb.random_generator(seed).standard_normal(6), expected)
+    for bad in ((), (1, -1), (1.5, 0), (True, 1), tuple(range(9))):
+        with pytest.raises(ValueError, match="seed tuple"):
+            lb.random_generator(bad)
+
+
+@pytest.mark.parametrize(
+    "dims, lam, expected",
+    [
+        ((3, 2, 2), 1.0, True),  # h = dₒ: W₂ᵀW₂ (rank ≤ 2) can equal W₁W₁ᵀ + λI (rank 2)
+        ((3, 3, 2), 1.0, False),  # W₁W₁ᵀ + λI has rank 3 > dₒ = 2 ≥ rank W₂ᵀW₂
+        ((2, 3, 3), -1.0, False),  # mirrored: W₂ᵀW₂ − λI has rank 3 > dᵢ
+        ((3, 3, 2), -1.0, True),
+        ((2, 3, 3), 0.0, True),
+        ((2, 4, 3), 0.0, False),  # the random balanced start needs an h-column orthonormal factor
+    ],
+)
+def test_admits_follows_the_rank_of_the_balance(dims, lam, expected):
+    assert lb.admits(*dims, lam) is expected
+    if not expected:
+        with pytest.raises(ValueError, match="needs hidden"):
+            lb.balanced_init(*dims, lam, 0.5, seed=0)
+        return
+    W1, W2 = lb.balanced_init(*dims, lam, 0.5, seed=0)
+    # every eigenvalue of W₂ᵀW₂ − W₁W₁ᵀ is λ
+    assert np.allclose(np.linalg.eigvalsh(W2.T @ W2 - W1 @ W1.T), lam, atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "request_, expected, note",
+    [
+        ({"d_in": 2, "hidden": 5, "d_out": 3, "lam": 1.0}, (2, 3, 3), "λ > 0 needs h ≤ d_out"),
+        ({"d_in": 2, "hidden": 5, "d_out": 3, "lam": -1.0}, (2, 2, 3), "λ < 0 needs h ≤ d_in"),
+        ({"d_in": 2, "hidden": 5, "d_out": 3, "lam": 0.0}, (2, 3, 3), "h ≤ max(d_in, d_out)"),
+        (
+            {"d_in": 4, "hidden": 4, "d_out": 2, "lam": -1.0, "init": "aligned"},
+            (4, 2, 2),
+            "task-aligned start needs h ≤ min(d_in, d_out)",
+        ),
+        (
+            {"d_in": 4, "hidden": 2, "d_out": 2, "shape": "funnel", "task": "hierarchy"},
+            (8, 8, 8),
+            "a funnel is impossible with equal input and output sizes",
+        ),
+        ({"d_in": 3, "hidden": 5, "d_out": 2, "task": "hierarchy"}, (8, 5, 8), "8 → 5 → 8"),
+        ({"d_in": 3, "hidden": 3, "d_out": 3, "shape": "funnel"}, (4, 3, 3), "d_in > h ≥ d_out"),
+        (
+            {"d_in": 10, "hidden": 10, "d_out": 10, "shape": "inverted funnel", "lam": 5.0},
+            (9, 9, 10),
+            "d_in ≤ h < d_out",
+        ),
+        ({"d_in": 2, "hidden": 5, "d_out": 7, "shape": "square"}, (5, 5, 5), "d_in = h = d_out"),
+        ({"d_in": 4, "hidden": 2, "d_out": 2, "shape": "funnel", "lam": -3.0}, (4, 2, 2), None),
+    ],
+)
+def test_architecture_adjusts_sizes_as_worked_out_by_hand(request_, expected, note):
+    found = lb.architecture(**request_, largest=10)
+    assert found.dims == expected
+    if note is None:
+        assert found.notes == ()
+    else:
+        assert any(note in text for text in found.notes), found.notes
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(
+    st.tuples(*[st.integers(1, 10)] * 3),
+    st.sampled_from(lb.SHAPE_NAMES),
+    st.sampled_from([-2.0, 0.0, 2.0]),
+    st.sampled_from(lb.TASKS),
+    st.sampled_from(lb.INITS),
+)
+def test_architecture_always_builds_a_network_of_the_shape_asked_for(sizes, shape, lam, task, init):
+    found = lb.architecture(*sizes, shape=shape, lam=lam, task=task, init=init, largest=10)
+    d_in, hidden, d_out = found.dims
+    assert 1 <= min(found.dims) and max(found.dims) <= 10
+    # the rules, restated: sizes of the hierarchy, of the named shape, of λ and of the start
+    if task == "hierarchy":
+        assert d_in == d_out == 8
+    elif shape != "any":
+        assert {"funnel": d_in > hidden >= d_out, "square": d_in == hidden == d_out}.get(
+            shape, d_in <= hidden < d_out
+        )
+    assert hidden <= d_out if lam > 0 else hidden <= d_in if lam < 0 else hidden <= max(d_in, d_out)
+    if init == "aligned":
+        assert hidden <= min(d_in, d_out)
+    # a change is always said, and nothing is said when nothing changed
+    assert (found.dims != sizes) == bool(found.notes) or (task == "hierarchy" and found.notes == ())
+
+
+def test_architecture_refuses_what_it_cannot_adjust():
+    with pytest.raises(ValueError, match="largest must be at least 2"):
+        lb.architecture(3, 3, 3, shape="funnel", largest=1)
+    with pytest.raises(ValueError, match="shape must be one of"):
+        lb.architecture(3, 3, 3, shape="hourglass")
+    with pytest.raises(ValueError, match="hidden"):
+        lb.architecture(3, 0, 3)
+
+
+def test_a_random_scenario_is_its_seeds_task_and_a_balanced_start_of_that_scale():
+    built = lb.scenario(lam=-2.0, scale=0.3, d_in=5, hidden=3, d_out=4, seed=11)
+    assert built.architecture.dims == (5, 3, 4) and built.architecture.notes == ()
+    # the task, drawn here by hand from the stream (seed, 0): N(0, 1/dₒ) entries
+    expected = np.random.default_rng([11, 0]).standard_normal((4, 5)) / 2.0
+    np.testing.assert_array_equal(built.sigma_yx, expected)
+    W1, W2 = built.W1, built.W2
+    assert W1.shape == (3, 5) and W2.shape == (4, 3)
+    assert np.allclose(np.linalg.eigvalsh(W2.T @ W2 - W1 @ W1.T), -2.0, atol=1e-12)
+    assert np.isclose(np.sqrt(np.sum((W2 @ W1) ** 2)), 0.3)
+    # the weights come from the stream (seed, 1): the same seed twice gives the same start,
+    # another seed another one
+    again = lb.scenario(lam=-2.0, scale=0.3, d_in=5, hidden=3, d_out=4, seed=11)
+    np.testing.assert_array_equal(again.W1, W1)
+    other = lb.scenario(lam=-2.0, scale=0.3, d_in=5, hidden=3, d_out=4, seed=12)
+    assert not np.allclose(other.W1, W1)
+    assert built.inputs == ("x1", "x2", "x3", "x4", "x5") and built.outputs[-1] == "y4"
+    with pytest.raises(ValueError, match="task must be one of"):
+        lb.scenario(lam=0.0, scale=0.1, task="tree")
+
+
+def test_an_aligned_scenario_shares_the_tasks_singular_vectors():
+    built = lb.scenario(lam=1.0, scale=0.2, task="hierarchy", init="aligned", d_in=8, hidden=4)
+    assert built.architecture.dims == (8, 4, 8) and built.inputs == lb.HIERARCHY_ITEMS
+    U, _, Vt = np.linalg.svd(built.sigma_yx)
+    function = built.W2 @ built.W1
+    # W₂W₁ = U_h diag(s₀) V_hᵀ with every s₀ = scale/√h, and the balance holds
+    np.testing.assert_allclose(function, (U[:, :4] * 0.1) @ Vt[:4], atol=1e-14)
+    hidden = built.W2.T @ built.W2 - built.W1 @ built.W1.T
+    np.testing.assert_allclose(hidden, np.eye(4), atol=1e-14)
+    np.testing.assert_allclose(
+        built.task_singular_values**2,
+        np.linalg.eigvalsh(built.sigma_yx @ built.sigma_yx.T)[::-1],
+        atol=1e-14,
+    )
+
+
+def test_best_loss_is_where_the_flow_ends():
+    """Eckart–Young's ½ Σ_{i>h} σᵢ², against a long run of the gradient-flow ODE."""
+    built = lb.scenario(lam=0.5, scale=0.5, d_in=4, hidden=2, d_out=3, seed=2)
+    W1, W2 = flows.two_layer(built.W1, built.W2, built.sigma_yx, np.array([0.0, 400.0]))
+    loss = 0.5 * np.sum((built.sigma_yx - W2[-1] @ W1[-1]) ** 2)
+    assert built.best_loss > 0.01
+    assert built.best_loss == pytest.approx(loss, rel=1e-7)
+
+
+def test_scenario_trajectories_are_the_flow_and_the_descent_from_its_start():
+    built = lb.scenario(lam=1.0, scale=0.2, shape="funnel", d_in=4, hidden=2, d_out=2, seed=6)
+    t = np.linspace(0.0, 5.0, 6)
+    W1, W2 = flows.two_layer(built.W1, built.W2, built.sigma_yx, t, tolerance=1e-13)
+    assert flows.relative_error(built.exact(t).function, W2 @ W1, floor=1e-10) < 1e-8
+    descent = built.gradient_descent(0.01, 100, every=50)
+    W1_step, W2_step = built.W1.copy(), built.W2.copy()
+    for _ in range(100):  # W₁ += lr W₂ᵀE, W₂ += lr E W₁ᵀ, by hand
+        error = built.sigma_yx - W2_step @ W1_step
+        W1_step, W2_step = W1_step + 0.01 * W2_step.T @ error, W2_step + 0.01 * error @ W1_step.T
+    np.testing.assert_allclose(descent.function[-1], W2_step @ W1_step, rtol=1e-12)
+
+
+@pytest.mark.parametrize("task", lb.TASKS)
+def test_each_sweep_cell_is_the_flow_from_its_scenarios_start(task):
+    """What a map computes for a cell is the network the trajectory view builds for it."""
+    lams = np.array([-4.0, 0.0, 2.5])
+    sweep = lb.scenario_sweep(lams, 3.0, scale=0.3, task=task, seed=9, threshold=0.1)
+    assert sweep.shapes == tuple(lb.sweep_shapes(task))
+    for row, name in enumerate(sweep.shapes):
+        d_in, hidden, d_out = sweep.dimensions[row]
+        for column, lam in enumerate(lams):
+            cell = lb.scenario(
+                lam=lam,
+                scale=0.3,
+                d_in=d_in,
+                hidden=hidden,
+                d_out=d_out,
+                shape=name,
+                task=task,
+                seed=9,
+            )
+            assert cell.architecture.notes == ()
+            W1, W2 = flows.two_layer(
+                cell.W1, cell.W2, cell.sigma_yx, np.array([0.0, 3.0]), tolerance=1e-13
+            )
+            ntk = _ntk(W2 @ W2.transpose(0, 2, 1), W1.transpose(0, 2, 1) @ W1)
+            assert sweep.kernel_distance[row, column] == pytest.approx(
+                kernel_distance(ntk[0], ntk)[-1], rel=1e-7, abs=1e-12
+            )
+            loss = 0.5 * np.sum((cell.sigma_yx - W2 @ W1) ** 2, axis=(1, 2))
+            assert sweep.initial_loss[row, column] == pytest.approx(loss[0], rel=1e-12)
+            assert sweep.loss[row, column] == pytest.approx(loss[-1], rel=1e-7)
+
+
+def test_the_hierarchy_sweeps_only_the_square_net():
+    assert lb.sweep_shapes("hierarchy") == {"square": (8, 8, 8)}
+    assert lb.sweep_shapes("random") == lb.SHAPES
+
+
+def _flow_at(built, time):
+    """(W₂W₂ᵀ, W₁ᵀW₁, S(0, t)) of the gradient-flow ODE from a scenario's start."""
+    W1, W2 = flows.two_layer(built.W1, built.W2, built.sigma_yx, np.array([0.0, time]))
+    rsm_out, rsm_in = W2 @ W2.transpose(0, 2, 1), W1.transpose(0, 2, 1) @ W1
+    ntk = _ntk(rsm_out, rsm_in)
+    return rsm_out[-1], rsm_in[-1], kernel_distance(ntk[0], ntk)[-1]
+
+
+@pytest.mark.parametrize("sign", [1, -1])
+@pytest.mark.parametrize("kind", ["funnel", "square", "inverted funnel"])
+def test_the_predicted_regimes_are_what_the_flow_does(kind, sign):
+    """Dominé et al. Fig. 5B against the ODE: far from balance a lazy net's kernel hardly moves
+    by t = 100 and a delayed-rich one's has moved."""
+    d_in, hidden, d_out = lb.SHAPES[kind]
+    lam = 10.0 * sign
+    built = lb.scenario(lam=lam, scale=0.1, d_in=d_in, hidden=hidden, d_out=d_out, seed=4)
+    name, settled = lb.regime(kind, lam, float(built.task_singular_values[0]))
+    assert settled and name == lb.limit_regime(kind, sign)
+    moved = _flow_at(built, 100.0)[2]
+    assert moved > 0.1 if name == "delayed rich" else moved < 0.01
+
+
+@pytest.mark.parametrize("sign", [1, -1])
+def test_a_lazy_square_net_learns_the_structure_in_its_small_layer(sign):
+    """λ → +∞: W₂W₂ᵀ → ½(λI + √(λ²I + 4ΣΣᵀ)) ≈ λI (task-agnostic) while W₁ᵀW₁ → ≈ ΣᵀΣ/λ holds
+    the task ("lazy in W1"); λ → −∞ the mirror image."""
+    lam = 10.0 * sign
+    built = lb.scenario(lam=lam, scale=0.1, seed=4)
+    assert lb.regime("square", lam, 1.0)[0] == ("lazy in W1" if sign > 0 else "lazy in W2")
+    rsm_out, rsm_in, _ = _flow_at(built, 100.0)
+    large, small = (rsm_out, rsm_in) if sign > 0 else (rsm_in, rsm_out)
+    task = built.sigma_yx if sign > 0 else built.sigma_yx.T
+    identity = 10.0 * np.eye(3)
+    assert np.linalg.norm(large - identity) < 0.02 * np.linalg.norm(identity)
+    structure = task.T @ task / 10.0  # up to (σ/λ)² relative
+    assert np.linalg.norm(small - structure) < 0.05 * np.linalg.norm(structure)
+    assert lb.limit_regime("other", 1) == lb.limit_regime("other", -1) == "bottleneck"
+
+
+def test_near_balance_is_rich_and_the_regime_settles_beyond_twice_the_task():
+    assert lb.regime("funnel", 0.4, 1.0) == ("rich", True)
+    assert lb.regime("funnel", 1.5, 1.0) == ("lazy", False)
+    assert lb.regime("funnel", -2.5, 1.0) == ("delayed rich", True)
+    # rich at λ = 0 from a small start: the flow moves the kernel far (Dominé et al. Fig. 5B)
+    assert _flow_at(lb.scenario(lam=0.0, scale=0.01, seed=4), 100.0)[2] > 0.1

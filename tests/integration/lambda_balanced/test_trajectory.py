@@ -1,5 +1,5 @@
-"""The λ-balanced view: its curves, heatmap frames and exports against the solver recomputed here,
-and the adjustments it makes instead of failing."""
+"""The λ-balanced view: its curves, heatmap frames and downloads against the solver recomputed
+here from the view's seeding convention, and the adjustments it makes instead of failing."""
 
 import base64
 import json
@@ -7,28 +7,36 @@ import math
 
 import numpy as np
 import pytest
-from app.views.lambda_balanced import MAX_DESCENT_STEPS, VIEW
 from plotly.utils import PlotlyJSONEncoder
 
+from app.views.lambda_balanced import TRAJECTORY as VIEW
+from app.views.lambda_balanced.trajectory import MAX_DESCENT_STEPS
 from solvers import lambda_balanced as lb
+from tests.integration.figures import trace
+from tests.integration.lambda_balanced import drawn
 
 
-def values(**overrides):
+def controls(**overrides):
     return VIEW.spec.with_overrides(overrides)
 
 
-def rendered(**overrides):
-    chosen = values(**overrides)
-    return chosen, VIEW.render(chosen, VIEW.compute(chosen))
-
-
 def traces(figure, mode):
-    return [trace for trace in figure["data"] if trace.get("mode") == mode]
+    return [t for t in figure["data"] if t.get("mode") == mode]
 
 
 def curve(figure, name):
-    (trace,) = [trace for trace in figure["data"] if trace.get("name") == name]
-    return np.asarray(trace["x"], dtype=float), np.asarray(trace["y"], dtype=float)
+    found = trace(figure, name)
+    return np.asarray(found["x"], dtype=float), np.asarray(found["y"], dtype=float)
+
+
+def answer(cache, chosen):
+    """(figures, summary, messages, frames) of the main callback for these controls."""
+    out = VIEW.update(cache, VIEW.spec.to_controls(chosen), {})
+    figures, (summary, _timing, messages, _search, frames, _last) = (
+        out[: len(VIEW.panels)],
+        out[len(VIEW.panels) :],
+    )
+    return figures, summary, messages, frames
 
 
 def unpack(frames):
@@ -43,43 +51,38 @@ def unpack(frames):
     )
 
 
-def random_setup(chosen):
+def random_setup(chosen, **sizes):
     """The random task and λ-balanced start of the view, built here from its seeding convention:
     the task from the generator seeded [seed, 0], the weights from [seed, 1]."""
-    d_in, hidden, d_out = chosen["d_in"], chosen["hidden"], chosen["d_out"]
-    sigma_yx = lb.random_task(d_in, d_out, np.random.default_rng([chosen["seed"], 0]))
+    d_in, hidden, d_out = (sizes.get(n, getattr(chosen, n)) for n in ("d_in", "hidden", "d_out"))
+    sigma_yx = lb.random_task(d_in, d_out, np.random.default_rng([chosen.seed, 0]))
     W1, W2 = lb.balanced_init(
-        d_in,
-        hidden,
-        d_out,
-        chosen["lam"],
-        chosen["scale"],
-        np.random.default_rng([chosen["seed"], 1]),
+        d_in, hidden, d_out, chosen.lam, chosen.scale, np.random.default_rng([chosen.seed, 1])
     )
     return sigma_yx, W1, W2
 
 
 def test_singular_value_loss_and_kernel_curves_are_the_solvers():
-    chosen, out = rendered(lam=1.5, shape="funnel", d_in=5, hidden=3, d_out=2, seed=7, horizon=12.0)
+    chosen, run, figures = drawn(
+        VIEW, lam=1.5, shape="funnel", d_in=5, hidden=3, d_out=2, seed=7, horizon=12.0
+    )
     # λ > 0 needs h ≤ d_out: the view uses 5 → 2 → 2
-    assert any("λ > 0 needs h ≤ d_out" in m for m in out.messages)
-    sigma_yx, W1, W2 = random_setup(chosen | {"hidden": 2})
-    t, _ = curve(out.figures["singular"], "s1")
+    assert any("λ > 0 needs h ≤ d_out" in m for m in VIEW.notes(chosen, run))
+    sigma_yx, W1, W2 = random_setup(chosen, hidden=2)
+    t, _ = curve(figures["singular"], "s1")
     assert t[0] == 0 and math.isclose(t[-1], 12.0)
     reference = lb.exact(W1, W2, sigma_yx, t)
     for i in range(2):
         assert np.allclose(
-            curve(out.figures["singular"], f"s{i + 1}")[1],
+            curve(figures["singular"], f"s{i + 1}")[1],
             reference.singular_values[:, i],
             atol=1e-9,
         )
-    assert "s3" not in {trace["name"] for trace in out.figures["singular"]["data"]}
+    assert "s3" not in {t["name"] for t in figures["singular"]["data"]}
     targets = np.linalg.svd(sigma_yx, compute_uv=False)
-    assert np.allclose(curve(out.figures["singular"], "task σ2")[1], targets[1])
-    assert np.allclose(
-        curve(out.figures["kernel"], "exact")[1], reference.kernel_distance, atol=1e-9
-    )
-    loss = curve(out.figures["loss"], "exact")[1]
+    assert np.allclose(curve(figures["singular"], "task σ2")[1], targets[1])
+    assert np.allclose(curve(figures["kernel"], "exact")[1], reference.kernel_distance, atol=1e-9)
+    loss = curve(figures["loss"], "exact")[1]
     assert np.allclose(
         loss, 0.5 * np.sum((reference.function - sigma_yx) ** 2, axis=(1, 2)), rtol=1e-8
     )
@@ -87,27 +90,29 @@ def test_singular_value_loss_and_kernel_curves_are_the_solvers():
 
 def test_task_aligned_singular_values_follow_the_scalar_flow():
     """Independent of the matrix Riccati: each aligned mode obeys s' = √(λ² + 4s²)(σ − s)."""
-    _, out = rendered(
-        task="hierarchy", init="aligned", lam=2.0, scale=0.02, horizon=8.0, descent=False
+    _, _, figures = drawn(
+        VIEW, task="hierarchy", init="aligned", lam=2.0, scale=0.02, horizon=8.0, descent=False
     )
     sigma = np.linalg.svd(lb.hierarchical_task(), compute_uv=False)
     for i in range(8):
-        t, s = curve(out.figures["singular"], f"s{i + 1}")
+        t, s = curve(figures["singular"], f"s{i + 1}")
         expected = lb.aligned_singular_values(sigma[i], 0.02 / math.sqrt(8), 2.0, t)
         assert np.allclose(s, expected, atol=1e-7), i
     # rich (λ = 0) steps are sigmoidal: steepest well after the start; lazy ones are not
     for lam, sigmoidal in ((0.0, True), (10.0, False)):
-        _, out = rendered(init="aligned", lam=lam, scale=0.001, seed=0, horizon=25.0, descent=False)
-        t, s = curve(out.figures["singular"], "s1")
+        _, _, figures = drawn(
+            VIEW, init="aligned", lam=lam, scale=0.001, seed=0, horizon=25.0, descent=False
+        )
+        t, s = curve(figures["singular"], "s1")
         steepest = t[np.argmax(np.gradient(s, t))]
         assert (steepest > 1.0) == sigmoidal, lam
 
 
-def test_heatmap_frames_are_the_solvers_matrices_at_the_frame_times():
-    chosen, out = rendered(task="hierarchy", lam=-3.0, scale=0.3, seed=5, horizon=6.0)
-    frames = out.frames
+def test_heatmap_frames_are_the_solvers_matrices_at_the_frame_times(cache):
+    chosen, run, figures = drawn(VIEW, task="hierarchy", lam=-3.0, scale=0.3, seed=5, horizon=6.0)
+    frames = VIEW.frames(chosen, run).payload([panel.graph for panel in VIEW.panels])
     times = np.array(frames["t"])
-    _, W1, W2 = random_setup(chosen | {"d_in": 8, "hidden": 8, "d_out": 8})
+    _, W1, W2 = random_setup(chosen, d_in=8, hidden=8, d_out=8)
     reference = lb.exact(W1, W2, lb.hierarchical_task(), times)
     for name, matrices in (
         ("function", reference.function),
@@ -118,7 +123,7 @@ def test_heatmap_frames_are_the_solvers_matrices_at_the_frame_times():
         assert frame_z.shape == (len(times), 8, 8)
         limit = np.max(np.abs(matrices))
         assert np.allclose(frame_z, matrices, atol=2e-5 * limit), name
-        heat = out.figures[name]["data"][0]
+        heat = figures[name]["data"][0]
         assert heat["uid"] == "cursor" and heat["zmax"] == pytest.approx(limit, rel=1e-5)
         assert np.allclose(heat["z"], matrices[0], atol=1e-6 * limit)
     # the time-axis cursors move over the same frames
@@ -126,20 +131,23 @@ def test_heatmap_frames_are_the_solvers_matrices_at_the_frame_times():
     for name in ("singular", "loss", "kernel"):
         assert frames["lines"][name] == frames["t"]
     assert len(frames["t"]) <= 100
+    # and the callback sends the same payload
+    assert answer(cache, chosen)[3] == frames
 
 
 def test_log_time_measures_the_kernel_from_t_zero_and_keeps_cursors_in_data_units():
-    chosen, out = rendered(log_time=True, horizon=50.0)
-    t, _ = curve(out.figures["kernel"], "exact")
-    assert t[0] > 0 and out.figures["kernel"]["layout"]["xaxis"]["type"] == "log"
+    chosen, run, figures = drawn(VIEW, log_time=True, horizon=50.0)
+    t, _ = curve(figures["kernel"], "exact")
+    assert t[0] > 0 and figures["kernel"]["layout"]["xaxis"]["type"] == "log"
     sigma_yx, W1, W2 = random_setup(chosen)
     reference = lb.exact(W1, W2, sigma_yx, np.concatenate([[0.0], t]))
     assert np.allclose(
-        curve(out.figures["kernel"], "exact")[1], reference.kernel_distance[1:], atol=1e-9
+        curve(figures["kernel"], "exact")[1], reference.kernel_distance[1:], atol=1e-9
     )
     # plotly places shapes in data units even on a log axis (annotations would need log10)
-    assert out.frames["lines"]["kernel"] == out.frames["t"] and out.frames["t"][0] > 0
-    assert out.figures["kernel"]["layout"]["shapes"][0]["x0"] == pytest.approx(t[0])
+    frames = VIEW.frames(chosen, run)
+    assert np.array_equal(frames.lines["kernel"], frames.t) and frames.t[0] > 0
+    assert figures["kernel"]["layout"]["shapes"][0]["x0"] == pytest.approx(t[0])
 
 
 def test_hierarchy_converges_to_the_papers_representations():
@@ -152,21 +160,21 @@ def test_hierarchy_converges_to_the_papers_representations():
 
     for lam in (10.0, -10.0, 0.0):
         horizon = 40.0 if lam == 0 else 5.0
-        seed = 3
-        _, out = rendered(
+        chosen = controls(
             task="hierarchy",
             d_in=8,
             hidden=8,
             d_out=8,
             lam=lam,
             scale=0.1,
-            seed=seed,
+            seed=3,
             horizon=horizon,
             descent=False,
         )
-        assert not out.messages
-        final_in = unpack(out.frames["heatmaps"]["rsm_in"])[-1]
-        final_out = unpack(out.frames["heatmaps"]["rsm_out"])[-1]
+        run = VIEW.compute(chosen)
+        assert not VIEW.notes(chosen, run)
+        frames = VIEW.frames(chosen, run)
+        final_in, final_out = frames.heatmaps["rsm_in"][-1], frames.heatmaps["rsm_out"][-1]
         eye = np.eye(8)
         expected_in = 0.5 * (-lam * eye + root(lam**2 * eye + 4 * sigma_yx.T @ sigma_yx))
         expected_out = 0.5 * (lam * eye + root(lam**2 * eye + 4 * sigma_yx @ sigma_yx.T))
@@ -175,15 +183,14 @@ def test_hierarchy_converges_to_the_papers_representations():
 
 
 def test_hierarchy_labels_rows_and_columns():
-    _, out = rendered(task="hierarchy", d_in=8, hidden=8, d_out=8)
-    function = out.figures["function"]["data"][0]
-    assert function["x"] == list(lb.HIERARCHY_ITEMS) and function["y"] == list(
-        lb.HIERARCHY_FEATURES
-    )
-    assert out.figures["rsm_in"]["data"][0]["y"] == list(lb.HIERARCHY_ITEMS)
-    assert out.figures["rsm_out"]["data"][0]["x"] == list(lb.HIERARCHY_FEATURES)
-    _, plain = rendered()
-    assert plain.figures["function"]["data"][0]["x"] == ["x1", "x2", "x3"]
+    _, _, figures = drawn(VIEW, task="hierarchy", d_in=8, hidden=8, d_out=8)
+    function = figures["function"]["data"][0]
+    assert function["x"] == list(lb.HIERARCHY_ITEMS)
+    assert function["y"] == list(lb.HIERARCHY_FEATURES)
+    assert figures["rsm_in"]["data"][0]["y"] == list(lb.HIERARCHY_ITEMS)
+    assert figures["rsm_out"]["data"][0]["x"] == list(lb.HIERARCHY_FEATURES)
+    _, _, plain = drawn(VIEW)
+    assert plain["function"]["data"][0]["x"] == ["x1", "x2", "x3"]
 
 
 @pytest.mark.parametrize(
@@ -227,89 +234,105 @@ def test_hierarchy_labels_rows_and_columns():
     ],
 )
 def test_impossible_combinations_are_adjusted_with_a_message(cache, overrides, message, dims):
-    chosen = values(**overrides)
-    figures, summary, messages, _, frames, _ = VIEW.update(
-        cache, VIEW.spec.controls(chosen), {}, []
-    )
+    chosen = controls(**overrides)
+    figures, summary, messages, frames = answer(cache, chosen)
     assert message in str(messages) and "could not be computed" not in str(messages)
     assert dims in str(summary)
     d_in, hidden, d_out = (int(n) for n in dims.split(" → "))
     assert unpack(frames["heatmaps"]["function"]).shape[1:] == (d_out, d_in)
-    result = VIEW.compute(chosen)
-    assert result["exact"]["rsm_in"].shape[1:] == (d_in, d_in)
-    assert result["exact"]["rsm_out"].shape[1:] == (d_out, d_out)
+    run = VIEW.compute(chosen)
+    assert run.exact.rsm_in.shape[1:] == (d_in, d_in)
+    assert run.exact.rsm_out.shape[1:] == (d_out, d_out)
     rank = min(d_in, hidden, d_out)
     assert len(traces(figures[0], "lines")) == 2 * rank  # a curve and a target per mode
 
 
 def test_descent_markers_present_only_with_the_toggle():
-    chosen, on = rendered(descent=True)
+    chosen, _, on = drawn(VIEW, descent=True)
     for name in ("singular", "loss", "kernel"):
-        assert traces(on.figures[name], "markers"), name
-    _, off = rendered(descent=False)
+        assert traces(on[name], "markers"), name
+    _, _, off = drawn(VIEW, descent=False)
     for name in ("singular", "loss", "kernel"):
-        assert not traces(off.figures[name], "markers"), name
+        assert not traces(off[name], "markers"), name
     # the markers are the run of gradient descent recomputed here
     sigma_yx, W1, W2 = random_setup(chosen)
-    steps = math.ceil(chosen["horizon"] / chosen["lr"])
-    run = lb.gradient_descent(W1, W2, sigma_yx, chosen["lr"], steps)
-    (loss_markers,) = traces(on.figures["loss"], "markers")
-    indices = np.rint(np.asarray(loss_markers["x"]) / chosen["lr"]).astype(int)
+    steps = math.ceil(chosen.horizon / chosen.lr)
+    run = lb.gradient_descent(W1, W2, sigma_yx, chosen.lr, steps)
+    (loss_markers,) = traces(on["loss"], "markers")
+    indices = np.rint(np.asarray(loss_markers["x"]) / chosen.lr).astype(int)
     assert np.allclose(loss_markers["y"], run.loss[indices], rtol=1e-9)
 
 
+def _packed_values_are_finite(figure):
+    for item in figure["data"]:
+        for key in ("x", "y", "z"):
+            if isinstance(item.get(key), dict):
+                data = np.frombuffer(base64.b64decode(item[key]["bdata"]), np.float32)
+                assert np.all(np.isfinite(data))
+
+
 def test_a_huge_step_size_reports_divergence_and_stays_finite(cache):
-    chosen = values(lam=20.0, lr=2.0, horizon=50.0)
-    figures, _, messages, _, _, _ = VIEW.update(cache, VIEW.spec.controls(chosen), {}, [])
+    figures, _, messages, _ = answer(cache, controls(lam=20.0, lr=2.0, horizon=50.0))
     assert "diverged" in str(messages)
     document = json.dumps(figures, cls=PlotlyJSONEncoder)
     assert "NaN" not in document and "Infinity" not in document
     for figure in figures:  # packed float32 arrays must not overflow to inf
-        for trace in figure["data"]:
-            for key in ("x", "y", "z"):
-                if isinstance(trace.get(key), dict):
-                    data = np.frombuffer(base64.b64decode(trace[key]["bdata"]), np.float32)
-                    assert np.all(np.isfinite(data))
-    _, calm = rendered(lam=20.0, lr=0.01, horizon=5.0)
-    assert not any("Gradient descent" in m for m in calm.messages)
+        _packed_values_are_finite(figure)
+    calm = controls(lam=20.0, lr=0.01, horizon=5.0)
+    assert not any("Gradient descent" in m for m in VIEW.notes(calm, VIEW.compute(calm)))
     # too few steps to overflow, but the run leaves the plot: said too, markers stop there
-    _, runaway = rendered(lam=10.0, lr=1.0, horizon=3.0)
-    assert any("Gradient descent ran away" in m for m in runaway.messages)
-    (markers,) = traces(runaway.figures["loss"], "markers")
+    runaway, run, figures = drawn(VIEW, lam=10.0, lr=1.0, horizon=3.0)
+    assert any("Gradient descent ran away" in m for m in VIEW.notes(runaway, run))
+    (markers,) = traces(figures["loss"], "markers")
     assert 0 < len(markers["x"]) < 4
 
 
 def test_descent_steps_are_capped_with_a_message():
-    chosen, out = rendered(horizon=1000.0, lr=0.001)
-    assert any(f"{MAX_DESCENT_STEPS:,} steps" in m for m in out.messages)
-    result = VIEW.compute(chosen)
-    assert result["descent"]["t"][-1] == pytest.approx(MAX_DESCENT_STEPS * 0.001)
+    chosen = controls(horizon=1000.0, lr=0.001)
+    run = VIEW.compute(chosen)
+    assert any(f"{MAX_DESCENT_STEPS:,} steps" in m for m in VIEW.notes(chosen, run))
+    assert run.descent.t[-1] == pytest.approx(MAX_DESCENT_STEPS * 0.001)
 
 
 def test_saddle_start_is_warned_about():
     # square, λ = 0: with seed 1 the start lies on a saddle's stable manifold
-    chosen, out = rendered(seed=1)
+    chosen = controls(seed=1)
+    run = VIEW.compute(chosen)
     sigma_yx, W1, W2 = random_setup(chosen)
     assert lb.exact(W1, W2, sigma_yx, np.array([0.0])).saddle_margin < 1e-8
-    assert any("stable manifold of a saddle" in m for m in out.messages)
-    assert "saddle margin" in str(out.summary)
-    _, fine = rendered(seed=4)
-    assert not fine.messages
+    assert any("stable manifold of a saddle" in m for m in VIEW.notes(chosen, run))
+    assert "saddle margin" in dict(VIEW.facts(chosen, run))["warning"]
+    fine = controls(seed=4)
+    assert not VIEW.notes(fine, VIEW.compute(fine))
 
 
 def test_summary_names_the_expected_regime():
-    _, lazy = rendered(shape="funnel", d_in=4, hidden=2, d_out=2, lam=10.0)
-    _, delayed = rendered(shape="funnel", d_in=4, hidden=2, d_out=2, lam=-10.0)
-    _, mirrored = rendered(shape="inverted funnel", d_in=2, hidden=2, d_out=4, lam=10.0)
-    text = [str(r.summary) for r in (lazy, delayed, mirrored)]
+    def regime(**overrides):
+        chosen = controls(**overrides)
+        return dict(VIEW.facts(chosen, VIEW.compute(chosen)))["expected regime"]
+
+    funnel = {"shape": "funnel", "d_in": 4, "hidden": 2, "d_out": 2}
+    assert regime(**funnel, lam=10.0).startswith("lazy: exponential")
+    assert "delayed rich" in regime(**funnel, lam=-10.0)
+    assert "delayed rich" in regime(shape="inverted funnel", d_in=2, hidden=2, d_out=4, lam=10.0)
+    assert regime(lam=10.0) == "lazy, the task's structure learnt in W₁ (W₂W₂ᵀ ≈ λI) only"
+    assert regime(lam=0.0).startswith("near balance — rich")
+    assert regime(lam=2.0).startswith("between rich and lazy")
+
+
+def test_the_best_possible_loss_is_said_when_the_width_falls_short():
+    chosen = controls(shape="any", d_in=4, hidden=1, d_out=3, lam=0.5, seed=2)
+    run = VIEW.compute(chosen)
+    sigma = np.linalg.svd(random_setup(chosen)[0], compute_uv=False)
+    expected = 0.5 * np.sum(sigma[1:] ** 2)  # Eckart–Young, by hand
     assert (
-        "lazy: exponential" in text[0] and "delayed rich" in text[1] and "delayed rich" in text[2]
+        f"best possible with h = 1: {expected:.3g}" in dict(VIEW.facts(chosen, run))["final loss"]
     )
 
 
-def test_export_is_the_solvers_numbers():
-    chosen = values(lam=-2.0, shape="any", d_in=3, hidden=2, d_out=4, seed=11, horizon=7.0)
-    tables = VIEW.export(chosen, VIEW.compute(chosen))
+def test_downloads_are_the_solvers_numbers():
+    chosen = controls(lam=-2.0, shape="any", d_in=3, hidden=2, d_out=4, seed=11, horizon=7.0)
+    tables = VIEW.tables(chosen, VIEW.compute(chosen))
     sigma_yx, W1, W2 = random_setup(chosen)
     exact = tables["exact"]
     reference = lb.exact(W1, W2, sigma_yx, np.linspace(0, 7.0, len(exact["t"])))
@@ -317,17 +340,16 @@ def test_export_is_the_solvers_numbers():
     for name in ("singular_values", "loss", "kernel_distance", "function", "rsm_in", "rsm_out"):
         assert np.allclose(exact[name], getattr(reference, name), atol=1e-9), name
     descent = tables["gradient descent"]
-    run = lb.gradient_descent(W1, W2, sigma_yx, chosen["lr"], math.ceil(7.0 / chosen["lr"]))
-    indices = np.rint(descent["t"] / chosen["lr"]).astype(int)
+    run = lb.gradient_descent(W1, W2, sigma_yx, chosen.lr, math.ceil(7.0 / chosen.lr))
+    indices = np.rint(descent["t"] / chosen.lr).astype(int)
     assert np.allclose(descent["function"], run.function[indices])
     assert np.allclose(descent["loss"], run.loss[indices])
-    assert "gradient descent" not in VIEW.export(
-        values(descent=False), VIEW.compute(values(descent=False))
-    )
+    off = controls(descent=False)
+    assert "gradient descent" not in VIEW.tables(off, VIEW.compute(off))
 
 
 def test_the_largest_request_stays_small(cache):
-    chosen = values(
+    chosen = controls(
         shape="any",
         d_in=10,
         hidden=10,
@@ -338,6 +360,6 @@ def test_the_largest_request_stays_small(cache):
         lr=0.001,
         log_time=True,
     )
-    figures, _, _, _, frames, _ = VIEW.update(cache, VIEW.spec.controls(chosen), {}, [])
+    figures, _, _, frames = answer(cache, chosen)
     size = len(json.dumps(figures, cls=PlotlyJSONEncoder)) + len(json.dumps(frames))
     assert size < 500_000
