@@ -164,7 +164,7 @@ def callback(view, controls, *, cached: bool):
     def run():
         if not cached:  # a slider moved: a result nobody asked for yet
             cache.cache.clear()
-        return view.update(cache, raw, {})
+        return view.update(cache, None, raw, {})
 
     return run
 

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from plotly.utils import PlotlyJSONEncoder
 
+from app.ui.figures import compact
 from app.views.lambda_balanced import MAP as VIEW
 from app.views.lambda_balanced import TRAJECTORY
 from app.views.lambda_balanced import map as lambda_map
@@ -44,7 +45,7 @@ def timed(overrides):
     chosen = values(**overrides)
     start = time.perf_counter()
     result = VIEW.compute(chosen)
-    figures = [panel.figure(chosen, result) for panel in VIEW.panels]
+    figures = [compact(panel.draw(chosen, result)) for panel in VIEW.panels]
     elapsed = time.perf_counter() - start
     json.dumps(figures, cls=PlotlyJSONEncoder)
     return elapsed, figures

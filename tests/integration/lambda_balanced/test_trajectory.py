@@ -12,6 +12,7 @@ from plotly.utils import PlotlyJSONEncoder
 from app.views.lambda_balanced import TRAJECTORY as VIEW
 from app.views.lambda_balanced.trajectory import MAX_DESCENT_STEPS
 from solvers import lambda_balanced as lb
+from tests.integration import calls
 from tests.integration.figures import trace
 from tests.integration.lambda_balanced import drawn
 
@@ -31,12 +32,8 @@ def curve(figure, name):
 
 def answer(cache, chosen):
     """(figures, summary, messages, frames) of the main callback for these controls."""
-    out = VIEW.update(cache, VIEW.spec.to_controls(chosen), {})
-    figures, (summary, _timing, messages, _search, frames, _last) = (
-        out[: len(VIEW.panels)],
-        out[len(VIEW.panels) :],
-    )
-    return figures, summary, messages, frames
+    reply = calls.answer(VIEW, cache, chosen)
+    return reply.figures, reply.summary, reply.messages, reply.frames
 
 
 def unpack(frames):
