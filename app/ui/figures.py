@@ -263,6 +263,19 @@ def heatmap(
     return {"data": [trace], "layout": layout}
 
 
+def _regime_label(x: float, y: float, text: str, log_x: bool, log_y: bool) -> dict:
+    """A regime's name written on a map at (x, y) in data coordinates."""
+    return {
+        "x": float(np.log10(x)) if log_x else x,
+        "y": float(np.log10(y)) if log_y else y,
+        "text": f"<b>{text}</b>",
+        "showarrow": False,
+        "font": {"size": 14, "color": "#111"},
+        "bgcolor": "rgba(255,255,255,0.78)",
+        "borderpad": 3,
+    }
+
+
 def portrait(
     z: np.ndarray,
     x: np.ndarray,
@@ -301,18 +314,7 @@ def portrait(
         trace["zmin"] = zmin
     if zmax is not None:
         trace["zmax"] = zmax
-    annotations = [
-        {
-            "x": float(np.log10(lx)) if log_x else lx,
-            "y": float(np.log10(ly)) if log_y else ly,
-            "text": f"<b>{text}</b>",
-            "showarrow": False,
-            "font": {"size": 14, "color": "#111"},
-            "bgcolor": "rgba(255,255,255,0.78)",
-            "borderpad": 3,
-        }
-        for lx, ly, text in labels
-    ]
+    annotations = [_regime_label(lx, ly, text, log_x, log_y) for lx, ly, text in labels]
     result = figure(
         [trace],
         x_title=x_title,
@@ -325,16 +327,20 @@ def portrait(
         hovermode="closest",
         margin={"l": 64, "r": 10, "t": 14, "b": 48},
     )
+    _portrait_axes(result["layout"], log_x, log_y, x_ticks)
+    return result
+
+
+def _portrait_axes(layout: dict, log_x: bool, log_y: bool, x_ticks) -> None:
     for name, log in (("xaxis", log_x), ("yaxis", log_y)):
         if log:  # label 1, 2 and 5 of each decade, not every minor tick
-            result["layout"][name]["dtick"] = "D2"
+            layout[name]["dtick"] = "D2"
     if x_ticks is not None:
-        result["layout"]["xaxis"] |= {
+        layout["xaxis"] |= {
             "tickmode": "array",
             "tickvals": [float(v) for v in x_ticks[0]],
             "ticktext": list(x_ticks[1]),
         }
-    return result
 
 
 _ARRAY_KEYS = ("x", "y", "z", "surfacecolor", "customdata", "text")
