@@ -92,18 +92,24 @@ def _figure_number(card: Card) -> int:
 
 
 def _groups() -> list[tuple[Paper, tuple[View, ...], list[Card]]]:
-    """Every model's paper with its views and their cards, in navigation order."""
-    groups = []
+    """Every paper with the views that reproduce its figures and their cards: the models' own
+    papers in navigation order, then any paper a preset names for itself."""
+    papers: dict[Paper, tuple[list[View], list[Card]]] = {}
     for model in MODELS:
-        cards = [
-            Card(view, preset)
-            for view in model.VIEWS
-            for preset in view.presets
-            if preset.figure is not None
-        ]
-        if cards:
-            groups.append((model.PAPER, model.VIEWS, sorted(cards, key=_figure_number)))
-    return groups
+        papers.setdefault(model.PAPER, ([], []))
+        for view in model.VIEWS:
+            for preset in view.presets:
+                if preset.figure is None:
+                    continue
+                views, cards = papers.setdefault(preset.paper or model.PAPER, ([], []))
+                if view not in views:
+                    views.append(view)
+                cards.append(Card(view, preset))
+    return [
+        (paper, tuple(views), sorted(cards, key=_figure_number))
+        for paper, (views, cards) in papers.items()
+        if cards
+    ]
 
 
 GROUPS = _groups()

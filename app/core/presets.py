@@ -13,9 +13,19 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Preset"]
+__all__ = ["Paper", "Preset"]
 
 _SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+
+
+@dataclass(frozen=True)
+class Paper:
+    """The paper a model comes from, as the paper-figures page introduces it."""
+
+    authors: str
+    title: str
+    #: what the paper's figures are about, e.g. "a single hidden neuron"
+    subject: str
 
 
 @dataclass(frozen=True)
@@ -31,6 +41,9 @@ class Preset:
     panel: str | None = None
     #: earlier slugs of this preset: links that carry them still open it
     aliases: tuple[str, ...] = field(default=())
+    #: the paper of ``figure`` when it is not the model's own (the network views reproduce
+    #: figures of every paper)
+    paper: Paper | None = None
 
     def __post_init__(self) -> None:
         for slug in (self.slug, *self.aliases):
@@ -41,13 +54,3 @@ class Preset:
         """Whether a link's ``preset=`` value names this preset: its slug, an earlier slug, or
         its name (which the first links carried)."""
         return wanted in (self.slug, self.name) or wanted in self.aliases
-
-
-@dataclass(frozen=True)
-class Paper:
-    """The paper a model comes from, as the paper-figures page introduces it."""
-
-    authors: str
-    title: str
-    #: what the paper's figures are about, e.g. "a single hidden neuron"
-    subject: str
