@@ -13,6 +13,10 @@ that names the variable and what it accepts (a deployment fails loudly, not half
 * ``CACHE_DEFAULT_TIMEOUT`` (3600 s), ``CACHE_THRESHOLD`` (2000 entries, file-system and
   in-memory caches only).
 * ``CACHE_RETRY_AFTER`` — seconds a failing cache is bypassed before it is tried again (30).
+* ``BACKGROUND_BROKER_URL`` — ``redis://host:6379/1``: heavy requests (a whole grid of trained
+  networks) run on Celery workers (``celery --app app.worker worker``) instead of processes
+  beside the web worker; the result cache must then be shared too (``CACHE_REDIS_URL``).
+* ``JOBS_DIR`` — where those processes keep their jobs' state (default ``<CACHE_DIR>-jobs``).
 * ``FRAME_ANCESTORS`` — pages allowed to embed the app in an iframe
   (``https://canvas.example.edu``); unset, any page may.
 * ``DASH_URL_BASE_PATHNAME`` — serve under a path prefix (``/lazy-rich/``); or
@@ -89,12 +93,11 @@ def frame_ancestors(raw: str) -> str:
     return " ".join(sources)
 
 
-def _redis_url(raw: str) -> str:
+def _redis_url(raw: str, name: str = "CACHE_REDIS_URL") -> str:
     parts = urlsplit(raw)
     if parts.scheme not in ("redis", "rediss", "unix") or not (parts.netloc or parts.path):
         raise ValueError(
-            f"CACHE_REDIS_URL must look like redis://host:6379/0 (or rediss://, unix://); "
-            f"got {raw[:80]!r}."
+            f"{name} must look like redis://host:6379/0 (or rediss://, unix://); got {raw[:80]!r}."
         )
     return raw
 
@@ -119,6 +122,11 @@ class Settings:
     cache_threshold: int = 2000
     #: seconds a failing cache backend is bypassed before it is tried again
     cache_retry_after: int = 30
+    #: Celery's broker (and result backend) for background jobs; None: jobs run beside the
+    #: web worker
+    background_broker_url: str | None = None
+    #: the folder of those jobs' state when they run beside the web worker
+    jobs_dir: str = os.path.join(tempfile.gettempdir(), "lazy-rich-cache-jobs")
     cache_redis_url: str | None = None
     cache_key_prefix: str | None = None
     #: CSP source list for ``frame-ancestors``; ``None`` lets any page embed the app
@@ -148,6 +156,8 @@ class Settings:
                 f"got {prefix[:80]!r}."
             )
         ancestors = env.get("FRAME_ANCESTORS", "").strip()
+        broker = env.get("BACKGROUND_BROKER_URL", "").strip() or None
+        cache_dir = env.get("CACHE_DIR", "").strip() or cls.cache_dir
         paths = {
             name: _pathname_prefix(env, f"DASH_{name.upper()}")
             for name in ("url_base_pathname", "requests_pathname_prefix", "routes_pathname_prefix")
@@ -162,10 +172,12 @@ class Settings:
             )
         return cls(
             cache_type=cache_type,
-            cache_dir=env.get("CACHE_DIR", "").strip() or cls.cache_dir,
+            cache_dir=cache_dir,
             cache_timeout=_integer(env, "CACHE_DEFAULT_TIMEOUT", cls.cache_timeout, 1, 30 * 86400),
             cache_threshold=_integer(env, "CACHE_THRESHOLD", cls.cache_threshold, 10, 10**7),
             cache_retry_after=_integer(env, "CACHE_RETRY_AFTER", cls.cache_retry_after, 0, 3600),
+            background_broker_url=_redis_url(broker, "BACKGROUND_BROKER_URL") if broker else None,
+            jobs_dir=env.get("JOBS_DIR", "").strip() or cache_dir.rstrip("/") + "-jobs",
             cache_redis_url=redis_url,
             cache_key_prefix=prefix,
             frame_ancestors=frame_ancestors(ancestors) if ancestors else None,

@@ -14,6 +14,7 @@ from werkzeug.exceptions import HTTPException
 from . import home, paper_figures
 from .cache import ResultCache
 from .config import MAX_REQUEST_BYTES, Settings
+from .core.jobs import manager
 from .core.page import Page
 from .core.state import EMBED, query_pairs
 from .memory import keep_freed_memory
@@ -56,11 +57,15 @@ def create_app(settings: Settings | None = None, **dash_options) -> Dash:
         app.server, settings.flask_caching_config(), settings.cache_retry_after
     )
     app.server.config["RESULT_CACHE"] = cache
+    jobs, celery = manager(settings)
+    app.server.config["CELERY_APP"] = celery  # the worker's entry point (app/worker.py)
     app.layout = html.Div([dcc.Location(id="url"), html.Div(id="page")])
     _register_router(app)
-    for item in (*VIEWS, *PAGES):
-        if getattr(item, "register", None) is not None:
-            item.register(app, cache)
+    for view in VIEWS:
+        view.register(app, cache, jobs)
+    for page in PAGES:
+        if page.register is not None:
+            page.register(app, cache)
     _add_health_check(app, settings, cache)
     _add_security_headers(app, settings)
     _refuse_malformed_requests(app)

@@ -47,7 +47,10 @@
 
   function gateOf(key) {
     if (!gates[key]) {
-      gates[key] = {key: key, seq: 0, inflight: null, answered: null, drawn: null, timer: 0};
+      gates[key] = {
+        key: key, seq: 0, inflight: null, answered: null, theme: null, drawn: null, timer: 0,
+        job: null
+      };
     }
     return gates[key];
   }
@@ -76,29 +79,33 @@
     return {seq: gate.seq, frame: frame, theme: theme(), drawn: gate.drawn};
   }
 
-  /* Take in the server's newest answer: what it drew (or that it could not), and that the
-   * gate is free again. Dash may report an answer in the same call as a control's move. */
+  /* Take in the server's newest answer: the values it answered for, what the page shows now
+   * (or null: unknown), and that the gate is free again. Dash may report an answer in the
+   * same call as a control's move. */
   function accept(gate, answered) {
     if (!answered || typeof answered !== "object") { return; }
     var expected = gate.inflight ? gate.inflight.seq : null;
-    if (answered.seq !== expected && !(expected === null && gate.answered === null)) { return; }
+    if (answered.seq !== expected) { return; }
     gate.inflight = null;
     clearTimeout(gate.timer);
     busy(gate.key, false);
     gate.answered = answered.values;
     gate.theme = answered.theme;
-    gate.drawn = answered.drawn
-      ? {values: answered.values, frame: answered.frame, theme: answered.theme} : null;
+    gate.drawn = answered.drawn || null;
   }
 
-  function gateFor(key, values, answered, frame) {
+  function gateFor(key, values, answered, jobDone, frame) {
     var gate = gateOf(key);
     accept(gate, answered);
+    // a background job finished: ask again (the answer now comes from the result cache)
+    var finished = jobDone && jobDone.id !== undefined && jobDone.id !== gate.job;
+    if (finished) { gate.job = jobDone.id; }
     if (gate.inflight && Date.now() - gate.inflight.at < GATE_TIMEOUT_MS) {
       return noUpdate();  // sent when the answer comes, with the values of that moment
     }
     // nothing new to ask (also after a failed answer: the same values would fail again)
-    if (sameValues(values, gate.answered) && gate.theme === theme()) { return noUpdate(); }
+    var same = gate.answered !== null && sameValues(values, gate.answered);
+    if (same && gate.theme === theme() && !finished) { return noUpdate(); }
     return send(gate, frame);
   }
 
@@ -275,13 +282,19 @@
 
   window.dash_clientside = Object.assign({}, window.dash_clientside, {
     lazyRich: {
-      /* controls (…), answered, theme, frame → the request the server callback reads */
+      /* controls (…), answered, theme, job done, frame → the request the server reads */
       gate: function () {
         var args = Array.prototype.slice.call(arguments);
         var frame = args.pop();
+        var jobDone = args.pop();
         args.pop();  // the theme store: it only wakes the gate when the system theme changes
         var answered = args.pop();
-        return gateFor(viewKey("-request"), args, answered, Number(frame) || 0);
+        return gateFor(viewKey("-request"), args, answered, jobDone, Number(frame) || 0);
+      },
+
+      /* the cancel button of a background job: say so where the page said it was computing */
+      cancelled: function (clicks, timing) {
+        return clicks ? "Cancelled: the plots show the last finished result." : noUpdate();
       },
 
       /* frame slider or new frames → the cursors and the label. New frames come with plots

@@ -19,10 +19,11 @@ from typing import Any
 import numpy as np
 from dash import Patch, no_update
 
+from ..ui import components
 from ..ui.theme import THEMES
 from .panel import Figure
 
-__all__ = ["Request", "echo", "figure_update", "figure_updates", "same"]
+__all__ = ["Reply", "Request", "echo", "figure_update", "figure_updates", "same"]
 
 
 def _index(value: Any) -> int:
@@ -134,3 +135,81 @@ def figure_updates(before: Sequence[Figure] | None, after: Sequence[Figure]) -> 
     if before is None:
         return list(after)
     return [figure_update(old, new) for old, new in zip(before, after, strict=True)]
+
+
+@dataclass(frozen=True)
+class Reply:
+    """The main callback's outputs for one request, in the order the harness registers them:
+    figures…, summary, timing, messages, link search, frames, last frame, the answer to the
+    page's gate, and a background job to start."""
+
+    seq: int | None
+    #: the control values asked for, as they go back to the gate (strict JSON)
+    asked: list
+    frame: int
+    theme: str
+    #: (values, frame, theme) the page shows now, as the request said
+    before: tuple[list, int, str] | None
+    search: str
+    #: messages of the link the page was opened with (kept in front)
+    carried: list[str]
+
+    @classmethod
+    def to(cls, ask: Request, raw: Sequence[Any], search: str, carried: list[str]) -> Reply:
+        return cls(ask.seq, echo(list(raw)), ask.frame, ask.theme, ask.drawn, search, carried)
+
+    def _answer(self, drawn: dict | None) -> dict:
+        return {"seq": self.seq, "values": self.asked, "theme": self.theme, "drawn": drawn}
+
+    def _messages(self, messages: Sequence[str]) -> list:
+        kept = self.carried + [m for m in messages if m not in self.carried]
+        return components.message_children(kept)
+
+    def drawn(self, figures: list, summary: Any, timing: str, messages: Sequence[str], frames):
+        last = max(len(frames["t"]) - 1, 1) if frames else 1
+        shown = {"values": self.asked, "frame": self.frame, "theme": self.theme}
+        return [
+            *figures,
+            summary,
+            timing,
+            self._messages(messages),
+            self.search,
+            frames,
+            last,
+            self._answer(shown),
+            no_update,
+        ]
+
+    def failed(self, panels: int, messages: Sequence[str]) -> list:
+        figures = [components.failed_figure() for _ in range(panels)]
+        return [
+            *figures,
+            None,
+            "",
+            self._messages(messages),
+            self.search,
+            None,
+            1,
+            self._answer(None),
+            no_update,
+        ]
+
+    def dispatched(self, panels: int, messages: Sequence[str]) -> list:
+        """The plots stay as they are while a background job computes (its progress shows)."""
+        before = self.before
+        shown = (
+            None if before is None else dict(zip(("values", "frame", "theme"), before, strict=True))
+        )
+        timing = "Computing in the background (progress below); the plots show the last result."
+        job = {"id": self.seq, "values": self.asked}
+        return [
+            *([no_update] * panels),
+            no_update,
+            timing,
+            self._messages(messages),
+            self.search,
+            no_update,
+            no_update,
+            self._answer(shown),
+            job,
+        ]

@@ -32,11 +32,12 @@ from ..ui.theme import themed
 from .clicks import ClickPoint, Link
 from .downloads import Tables, to_csv, to_json
 from .frames import Frames, place
+from .jobs import Jobs, failed_job, succeeded_job
 from .layout import view_page
 from .panel import Figure, Panel
 from .presets import Preset
 from .state import PageState, StateSpec, truth
-from .updates import Request, echo, figure_updates
+from .updates import Reply, Request, figure_updates
 
 __all__ = ["Computed", "View"]
 
@@ -51,6 +52,12 @@ Facts = Sequence[tuple[str, str]]
 
 def _no_notes(controls: Any, result: Any) -> list[str]:
     return []
+
+
+def _carried(page: Any) -> list[str]:
+    """Messages of the link the page was opened with (they stay on the page)."""
+    carried = page.get("messages") if isinstance(page, dict) else None
+    return [str(m)[:300] for m in carried[:10]] if isinstance(carried, list) else []
 
 
 @dataclass(frozen=True)
@@ -95,6 +102,11 @@ class View(Generic[Controls, Result]):
     )
     #: for a map: the key of the trajectory view its cells open (the two link to each other)
     map_of: str | None = None
+    #: whether a request is too heavy to answer within a web request (about a second or more):
+    #: then it runs as a background job with progress and a cancel button (app/core/jobs.py)
+    heavy: Callable[[Controls], bool] | None = None
+    #: ``compute`` reporting its progress, ``report(fraction done, text)``, for those jobs
+    compute_job: Callable[[Controls, Callable[[float, str], None]], Result] | None = None
     spec: StateSpec[Controls] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -147,8 +159,10 @@ class View(Generic[Controls, Result]):
 
     # -- callbacks --------------------------------------------------------------------------
 
-    def register(self, app: Dash, cache: ResultCache) -> None:
-        self._register_update(app, cache)
+    def register(self, app: Dash, cache: ResultCache, jobs: Jobs | None = None) -> None:
+        self._register_update(app, cache, jobs)
+        if self.heavy is not None and jobs is not None:
+            jobs.register(self, app, cache)
         self._register_preset(app)
         self._register_download(app, cache)
         self._register_readouts(app)
@@ -162,24 +176,25 @@ class View(Generic[Controls, Result]):
     def graph_ids(self) -> list[str]:
         return [f"{self.key}-graph-{p.graph}" for p in self.panels]
 
-    def _register_update(self, app: Dash, cache: ResultCache) -> None:
+    def _register_update(self, app: Dash, cache: ResultCache, jobs: Jobs | None) -> None:
         key = self.key
         # the browser's gate turns control moves into at most one request in flight
         app.clientside_callback(
             ClientsideFunction("lazyRich", "gate"),
             Output(f"{key}-request", "data"),
             [Input(ident, "value") for ident in self.control_ids()]
-            + [Input(f"{key}-answered", "data"), Input(f"{key}-theme", "data")],
+            + [Input(f"{key}-{name}", "data") for name in ("answered", "theme", "job-done")],
             State(f"{key}-frame", "value"),
         )
-        outputs = [Output(graph, "figure") for graph in self.graph_ids()] + [
-            Output(f"{key}-summary", "children"),
-            Output(f"{key}-timing", "children"),
-            Output(f"{key}-messages", "children"),
+        names = ("summary", "timing", "messages")
+        outputs = [Output(graph, "figure") for graph in self.graph_ids()]
+        outputs += [Output(f"{key}-{name}", "children") for name in names]
+        outputs += [
             Output(f"{key}-url", "search"),
             Output(f"{key}-frames", "data"),
             Output(f"{key}-frame", "max"),
             Output(f"{key}-answered", "data"),
+            Output(f"{key}-job", "data"),
         ]
 
         @app.callback(
@@ -187,57 +202,56 @@ class View(Generic[Controls, Result]):
             Input(f"{key}-request", "data"),
             [State(ident, "value") for ident in self.control_ids()],
             State(f"{key}-page", "data"),
+            State(f"{key}-job-done", "data"),
             prevent_initial_call=True,  # the gate's first request (with the page's theme) opens
         )
         def update(request, *args):
-            return self.update(cache, request, args[:-1], args[-1])
+            raw, page, done = args[:-2], args[-2], args[-1]
+            return self.update(cache, request, raw, page, jobs=jobs, done=done)
 
     def update(
-        self, cache: ResultCache, request: Any, raw_controls: Sequence[Any], page: Any
+        self,
+        cache: ResultCache,
+        request: Any,
+        raw_controls: Sequence[Any],
+        page: Any,
+        *,
+        jobs: Jobs | None = None,
+        done: Any = None,
     ) -> list:
         """The main callback's body (also called directly by the tests): for a request of the
         page's gate (None on the page's first load) and the controls' values, the figure
         updates, summary, how the result was obtained, messages, link search, frames, the
-        last frame's index, and the answer to the gate (which values it drew)."""
+        last frame's index, the answer to the gate, and a background job to start (or None).
+        ``jobs``: how heavy requests run in the background (None: they are computed here);
+        ``done``: the page's last finished job."""
         ask = Request.parse(request)
         controls, corrections = self.spec.parse_controls(raw_controls)
-        shown = {"values": echo(list(raw_controls)), "frame": ask.frame, "theme": ask.theme}
-        page = page if isinstance(page, dict) else {}
-        search = self.spec.encode(controls, embed=truth(page.get("embed")) is True)
-        carried = page.get("messages")  # from the link the page was opened with
-        carried = [str(m)[:300] for m in carried[:10]] if isinstance(carried, list) else []
+        reply = Reply.to(ask, raw_controls, self._search(controls, page), _carried(page))
+        background = jobs is not None and self.heavy is not None and self.heavy(controls)
+        if background and cache.get(self.key, *self._cache_key(controls)) is None:
+            failure = failed_job(done, raw_controls)
+            if failure is None and not succeeded_job(done, raw_controls):
+                return reply.dispatched(len(self.panels), corrections)
+            if failure is not None:
+                return reply.failed(len(self.panels), [*corrections, failure])
         try:
             computed = self.results(cache, controls)
             figures, summary, notes, frames = self.draw(controls, computed, ask.frame, ask.theme)
             before = self._drawn(cache, ask.drawn)
         except Exception as error:  # shown on the page; the request still succeeds
             log.exception("drawing %s failed for %s", self.key, controls)
-            messages = [*corrections, f"This combination could not be computed: {error}"]
-            failed = [components.failed_figure() for _ in self.panels]
-            answer = {"seq": ask.seq, "drawn": False, **shown}
-            return [
-                *failed,
-                None,
-                "",
-                components.message_children(messages),
-                search,
-                None,
-                1,
-                answer,
-            ]
-        messages = carried + [m for m in (*corrections, *notes) if m not in carried]
-        last = max(len(frames["t"]) - 1, 1) if frames else 1
-        timing = computed.describe()
-        return [
-            *figure_updates(before, figures),
-            summary,
-            timing,
-            components.message_children(messages),
-            search,
-            frames,
-            last,
-            {"seq": ask.seq, "drawn": True, **shown},
-        ]
+            message = f"This combination could not be computed: {error}"
+            return reply.failed(len(self.panels), [*corrections, message])
+        figures = figure_updates(before, figures)
+        return reply.drawn(figures, summary, computed.describe(), [*corrections, *notes], frames)
+
+    def _search(self, controls: Controls, page: Any) -> str:
+        embed = isinstance(page, dict) and truth(page.get("embed")) is True
+        return self.spec.encode(controls, embed=embed)
+
+    def _cache_key(self, controls: Controls) -> tuple[tuple, Any]:
+        return self.spec.physics_key(controls), self.result_type
 
     def _drawn(
         self, cache: ResultCache, drawn: tuple[list, int, str] | None

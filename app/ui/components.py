@@ -194,6 +194,20 @@ def animation_bar(view: str, frame: int) -> html.Div:
     )
 
 
+def job_bar(view: str) -> html.Div:
+    """A background job's progress and its cancel button (shown while one runs)."""
+    return html.Div(
+        [
+            html.Progress(id=f"{view}-progress", max="1", value="0", className="job-progress"),
+            html.Span(id=f"{view}-progress-text", className="job-text", role="status"),
+            html.Button("Cancel", id=f"{view}-cancel", n_clicks=0, className="small-button"),
+        ],
+        id=f"{view}-job-bar",
+        className="job-bar",
+        hidden=True,
+    )
+
+
 def download_bar(view: str) -> html.Div:
     return html.Div(
         [

@@ -203,8 +203,8 @@ def test_preset_loads_with_its_caption(page, live_server, view):
 
 
 #: where the play bar's cursors are: overlays on 2-D plots, data on 3-D scenes and matrices
-CURSORS = """key => Array.from(document.querySelectorAll(`[id^="${key}-graph-"]`)).map(g => {
-    const gd = g.querySelector('.js-plotly-plot');
+CURSORS = """key => Array.from(
+        document.querySelectorAll(`[id^="${key}-graph-"] .js-plotly-plot`)).map(gd => {
     const marks = Array.from(gd.querySelectorAll('.time-line, .time-dot')).map(m => m.style.left);
     const data = (gd.data || []).filter(t => t.uid === 'cursor')
         .map(t => JSON.stringify(t.z || t.x));

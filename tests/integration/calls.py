@@ -18,6 +18,7 @@ class Answer:
     frames: dict | None
     last_frame: int
     reply: dict  #: the answer to the page's gate
+    job: Any  #: a background job to start (no_update if none)
 
     @property
     def texts(self) -> list[str]:

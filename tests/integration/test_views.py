@@ -7,6 +7,7 @@ import math
 from pathlib import Path
 
 import pytest
+from dash import no_update
 
 from app.core.downloads import to_csv, to_json
 from app.core.layout import view_page
@@ -29,8 +30,10 @@ def _update(view, cache, controls, page=PAGE):
     page's first request."""
     raw = view.spec.to_controls(controls)
     answer = view.update(cache, {"seq": 1, "frame": 0, "drawn": None}, raw, page)
-    summary, _timing, *rest, reply = answer[len(view.panels) :]
-    assert reply == {"seq": 1, "drawn": True, "values": raw, "frame": 0, "theme": "light"}
+    summary, _timing, *rest, reply, job = answer[len(view.panels) :]
+    shown = {"values": raw, "frame": 0, "theme": "light"}
+    assert reply == {"seq": 1, "values": raw, "theme": "light", "drawn": shown}
+    assert job is no_update
     return answer[: len(view.panels)], summary, *rest
 
 
@@ -84,7 +87,7 @@ def test_hostile_control_values_give_messages_not_errors(view, bad, cache):
         raw = view.spec.to_controls(view.spec.defaults())
         raw[index] = bad
         answer = view.update(cache, {"drawn": bad}, raw, {"embed": bad, "messages": bad})
-        json.dumps(answer[-1], allow_nan=False)  # the echo to the gate is strict JSON
+        json.dumps(answer[-2], allow_nan=False)  # the echo to the gate is strict JSON
         figures, search = answer[: len(view.panels)], answer[len(view.panels) + 3]
         assert all(_non_empty(f) for f in figures), name
         assert not view.parse_link(search).messages  # whatever came in, the link is valid
