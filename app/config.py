@@ -16,6 +16,7 @@ that names the variable and what it accepts (a deployment fails loudly, not half
 * ``BACKGROUND_BROKER_URL`` — ``redis://host:6379/1``: heavy requests (a whole grid of trained
   networks) run on Celery workers (``celery --app app.worker worker``) instead of processes
   beside the web worker; the result cache must then be shared too (``CACHE_REDIS_URL``).
+* ``COMPRESS`` — ``1`` (default) or ``0``: send answers brotli- or gzip-compressed.
 * ``JOBS_DIR`` — where those processes keep their jobs' state (default ``<CACHE_DIR>-jobs``).
 * ``FRAME_ANCESTORS`` — pages allowed to embed the app in an iframe
   (``https://canvas.example.edu``); unset, any page may.
@@ -68,6 +69,15 @@ def _integer(env: Mapping[str, str], name: str, default: int, low: int, high: in
     if not low <= value <= high:
         raise ValueError(f"{name} must be between {low} and {high}; got {value}.")
     return value
+
+
+def _switch(env: Mapping[str, str], name: str, default: bool) -> bool:
+    raw = env.get(name, "").strip().lower()
+    if not raw:
+        return default
+    if raw not in ("1", "0", "true", "false", "yes", "no", "on", "off"):
+        raise ValueError(f"{name} must be 1 or 0; got {raw[:20]!r}.")
+    return raw in ("1", "true", "yes", "on")
 
 
 def frame_ancestors(raw: str) -> str:
@@ -127,6 +137,8 @@ class Settings:
     background_broker_url: str | None = None
     #: the folder of those jobs' state when they run beside the web worker
     jobs_dir: str = os.path.join(tempfile.gettempdir(), "lazy-rich-cache-jobs")
+    #: compress answers (scripts once per worker, callback answers as they go)
+    compress: bool = True
     cache_redis_url: str | None = None
     cache_key_prefix: str | None = None
     #: CSP source list for ``frame-ancestors``; ``None`` lets any page embed the app
@@ -178,6 +190,7 @@ class Settings:
             cache_retry_after=_integer(env, "CACHE_RETRY_AFTER", cls.cache_retry_after, 0, 3600),
             background_broker_url=_redis_url(broker, "BACKGROUND_BROKER_URL") if broker else None,
             jobs_dir=env.get("JOBS_DIR", "").strip() or cache_dir.rstrip("/") + "-jobs",
+            compress=_switch(env, "COMPRESS", cls.compress),
             cache_redis_url=redis_url,
             cache_key_prefix=prefix,
             frame_ancestors=frame_ancestors(ancestors) if ancestors else None,

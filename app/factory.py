@@ -13,6 +13,7 @@ from werkzeug.exceptions import HTTPException
 
 from . import home, paper_figures
 from .cache import ResultCache
+from .compression import enable_compression
 from .config import MAX_REQUEST_BYTES, Settings
 from .core.jobs import manager
 from .core.page import Page
@@ -66,6 +67,8 @@ def create_app(settings: Settings | None = None, **dash_options) -> Dash:
     for page in PAGES:
         if page.register is not None:
             page.register(app, cache)
+    if settings.compress:
+        enable_compression(app.server, (app.config.routes_pathname_prefix,))
     _add_health_check(app, settings, cache)
     _add_security_headers(app, settings)
     _refuse_malformed_requests(app)

@@ -24,6 +24,7 @@ from .core.presets import Paper, Preset
 from .core.view import View
 from .ui import components
 from .ui.figures import CURSOR, compact
+from .ui.notation import typeset_figure
 from .views import MODELS
 
 __all__ = ["CARDS", "GROUPS", "PAGE", "Card", "card_figure"]
@@ -201,7 +202,7 @@ def card_figure(card: Card, cache: ResultCache) -> tuple[Figure, dict, str | Non
     try:
         controls = card.view.spec.with_overrides(card.preset.values)
         result = card.view.results(cache, controls).result
-        figure = card.panel.draw(controls, result)
+        figure = typeset_figure(card.panel.draw(controls, result))
         _static(figure)
         _at_the_end(figure, card, controls, result)
         _fit_to_card(figure, card)

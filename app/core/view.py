@@ -28,6 +28,7 @@ from dash import ClientsideFunction, Dash, Input, Output, State, ctx, html, no_u
 from ..cache import ResultCache
 from ..ui import components
 from ..ui.figures import compact
+from ..ui.notation import typeset_figure
 from ..ui.theme import themed
 from .clicks import ClickPoint, Link
 from .downloads import Tables, to_csv, to_json
@@ -279,7 +280,7 @@ class View(Generic[Controls, Result]):
         for panel in self.panels:
             figure = panel.draw(controls, result)
             place(figure, panel.graph, frames, frame)
-            figures.append(compact(themed(figure, theme)))
+            figures.append(compact(themed(typeset_figure(figure), theme)))
         summary = components.facts(self.facts(controls, result))
         return figures, summary, list(self.notes(controls, result)), frames
 

@@ -11,6 +11,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .notation import typeset
+
 __all__ = [
     "COLORS",
     "colors_for",
@@ -212,7 +214,31 @@ def figure(
     if title:
         base["title"] = {"text": title, "x": 0, "xanchor": "left", "font": {"size": 14}}
     base.update(layout)
+    _name_hovers(data, base, x_title, y_title)
     return {"data": data, "layout": base}
+
+
+def _symbol(title: str) -> str:
+    """What an axis shows, for a hover: "time t" → "t", "relative scale δ" → "δ"."""
+    words = title.split("  (")[0].split()
+    return words[-1] if words and len(words[-1]) <= 2 and len(words) > 1 else title
+
+
+def _name_hovers(data: list[dict], layout: dict, x_title: str, y_title: str) -> None:
+    """Hovers that name what they show: "t = 8.77" over "S(0, t) = 0.12" (the traces'
+    default ``%{y}`` hovers get the y axis's name, a time axis a unified title)."""
+    x_name, y_name = typeset(_symbol(x_title)), typeset(y_title or "y")
+    unified = layout.get("hovermode") == "x unified"
+    if unified:
+        layout["xaxis"]["unifiedhovertitle"] = {"text": f"{x_name} = %{{x:.4g}}"}
+    for trace in data:
+        template = trace.get("hovertemplate")
+        if isinstance(template, str) and template.startswith("%{y:.4g}<extra>"):
+            name = typeset(template.removeprefix("%{y:.4g}<extra>").removesuffix("</extra>"))
+            value = f"{y_name} = %{{y:.4g}}"
+            if not unified:
+                value = f"{x_name} = %{{x:.4g}}, {value}"
+            trace["hovertemplate"] = f"{value}<extra>{name}</extra>"
 
 
 #: diverging scale with 0 exactly white: negative red, positive blue

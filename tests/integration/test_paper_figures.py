@@ -17,6 +17,7 @@ from app.views import VIEWS
 from solvers import lambda_balanced as lb
 from solvers import single_neuron as sn
 from tests.dash_client import payload
+from tests.integration.figures import trace as named
 
 PREFIX = "/course/lazy-rich/"
 #: the callback's whole answer must stay light enough for a phone on a slow network
@@ -209,14 +210,14 @@ def test_single_neuron_fig_3_is_the_exact_solution(client, dependencies):
     direction = np.array([-1.0, math.sin(math.pi)])
     t = np.linspace(0.0, 20.0, 400)
     for delta in (-10.0, -1.0, 0.0, 1.0, 10.0):
-        (trace,) = [tr for tr in figure["data"] if tr.get("name") == f"δ = {delta:g}"]
+        trace = named(figure, f"δ = {delta:g}")
         a0, w0 = sn.init_from_norm_delta(1.0, delta, direction)
         expected = sn.exact(a0, w0, beta_star, t).kernel_distance
         np.testing.assert_allclose(_array(trace["x"]), t, rtol=1e-6, atol=1e-6)
         np.testing.assert_allclose(_array(trace["y"]), expected, rtol=1e-5, atol=1e-6)
     # lazy upstream, rich balanced: the kernel moves far more at δ = 0 than at δ = 10
-    final = {tr["name"]: _array(tr["y"])[-1] for tr in figure["data"]}
-    assert final["δ = 0"] > 5 * final["δ = 10"]
+    final = {delta: _array(named(figure, f"δ = {delta:g}")["y"])[-1] for delta in (0.0, 10.0)}
+    assert final[0.0] > 5 * final[10.0]
 
 
 def test_lambda_balanced_fig_4_shows_the_final_representation(client, dependencies):
