@@ -38,8 +38,10 @@
 
   /* The server callback reads the controls' values itself (as State) when the gate lets a
    * request through, so whatever goes out is the newest; its answer says which values it
-   * drew, and the next request sends them back as "drawn" so that the server can answer with
-   * only the differences. */
+   * answered and what the page shows, and the next request sends that back as "drawn" so
+   * that the server answers with only the differences. Answers are read where they arrive
+   * (the fetch below): a control moved meanwhile wakes the gate through its "wake" store —
+   * Dash does not call a callback again from the chain it started itself. */
   var GATE_TIMEOUT_MS = 15000;  // an answer that never came (a failed request) frees the gate
   var gates = {};
 
@@ -49,7 +51,7 @@
     if (!gates[key]) {
       gates[key] = {
         key: key, seq: 0, inflight: null, answered: null, theme: null, drawn: null, timer: 0,
-        job: null
+        moved: false, force: false
       };
     }
     return gates[key];
@@ -71,42 +73,62 @@
       ? "dark" : "light";
   }
 
+  function wake(key) {
+    window.dash_clientside.set_props(key + "-wake", {data: Date.now()});
+  }
+
   function send(gate, frame) {
     gate.seq += 1;
     gate.inflight = {seq: gate.seq, at: Date.now()};
+    gate.moved = false;
+    gate.force = false;
     clearTimeout(gate.timer);
     gate.timer = setTimeout(function () { busy(gate.key, true); }, BUSY_MS);
     return {seq: gate.seq, frame: frame, theme: theme(), drawn: gate.drawn};
   }
 
-  /* Take in the server's newest answer: the values it answered for, what the page shows now
-   * (or null: unknown), and that the gate is free again. Dash may report an answer in the
-   * same call as a control's move. */
-  function accept(gate, answered) {
-    if (!answered || typeof answered !== "object") { return; }
-    var expected = gate.inflight ? gate.inflight.seq : null;
-    if (answered.seq !== expected) { return; }
+  /* The server's answer to the request in flight: the values it answered for, what the page
+   * shows now (or null: unknown), and that the gate is free again. */
+  function answer(key, answered) {
+    var gate = gateOf(key);
+    if (!answered || typeof answered !== "object" || !gate.inflight) { return; }
+    if (answered.seq !== gate.inflight.seq) { return; }
     gate.inflight = null;
     clearTimeout(gate.timer);
-    busy(gate.key, false);
+    busy(key, false);
     gate.answered = answered.values;
     gate.theme = answered.theme;
     gate.drawn = answered.drawn || null;
+    if (gate.moved) { wake(key); }
   }
 
-  function gateFor(key, values, answered, jobDone, frame) {
+  /* A background job finished: ask again (the answer now comes from the result cache). */
+  function jobDone(key) {
+    gateOf(key).force = true;
+    wake(key);
+  }
+
+  function gateFor(key, values, frame) {
     var gate = gateOf(key);
-    accept(gate, answered);
-    // a background job finished: ask again (the answer now comes from the result cache)
-    var finished = jobDone && jobDone.id !== undefined && jobDone.id !== gate.job;
-    if (finished) { gate.job = jobDone.id; }
     if (gate.inflight && Date.now() - gate.inflight.at < GATE_TIMEOUT_MS) {
-      return noUpdate();  // sent when the answer comes, with the values of that moment
+      gate.moved = true;  // sent when the answer comes, with the values of that moment
+      return noUpdate();
     }
     // nothing new to ask (also after a failed answer: the same values would fail again)
     var same = gate.answered !== null && sameValues(values, gate.answered);
-    if (same && gate.theme === theme() && !finished) { return noUpdate(); }
+    if (same && gate.theme === theme() && !gate.force) { return noUpdate(); }
     return send(gate, frame);
+  }
+
+  /* Answers and finished jobs, read from the responses as they arrive. */
+  function readAnswers(text) {
+    if (text.indexOf('-answered"') === -1 && text.indexOf('-job-done"') === -1) { return; }
+    var response;
+    try { response = JSON.parse(text).response; } catch (error) { return; }
+    Object.keys(response || {}).forEach(function (id) {
+      if (id.endsWith("-answered")) { answer(id.slice(0, -9), response[id].data); }
+      if (id.endsWith("-job-done")) { jobDone(id.slice(0, -9)); }
+    });
   }
 
   /* ---- the play bar: cursors moved on the plots themselves ------------------------------- */
@@ -282,14 +304,12 @@
 
   window.dash_clientside = Object.assign({}, window.dash_clientside, {
     lazyRich: {
-      /* controls (…), answered, theme, job done, frame → the request the server reads */
+      /* controls (…), wake, frame → the request the server callback reads */
       gate: function () {
         var args = Array.prototype.slice.call(arguments);
         var frame = args.pop();
-        var jobDone = args.pop();
-        args.pop();  // the theme store: it only wakes the gate when the system theme changes
-        var answered = args.pop();
-        return gateFor(viewKey("-request"), args, answered, jobDone, Number(frame) || 0);
+        args.pop();  // the wake store: only the call matters
+        return gateFor(viewKey("-request"), args, Number(frame) || 0);
       },
 
       /* the cancel button of a background job: say so where the page said it was computing */
@@ -341,12 +361,10 @@
   });
 
   /* The plots follow the system's colour scheme when it changes: every view's gate is woken
-   * through its theme store and asks for the plots in the new theme. */
+   * and asks for the plots in the new theme. */
   if (window.matchMedia) {
     window.matchMedia("(prefers-color-scheme: dark)").addEventListener("change", function () {
-      Object.keys(gates).forEach(function (key) {
-        window.dash_clientside.set_props(key + "-theme", {data: theme()});
-      });
+      Object.keys(gates).forEach(wake);
     });
   }
 
@@ -376,11 +394,26 @@
     }
   }
 
+  /* On a phone the controls start folded, so that the plots come first; "Controls" opens
+   * them. */
+  function foldOnPhones(root) {
+    if (!window.matchMedia || !window.matchMedia("(max-width: 900px)").matches) { return; }
+    var panels = root.querySelectorAll(".sidebar-panel:not([data-folded])");
+    for (var k = 0; k < panels.length; k++) {
+      panels[k].setAttribute("data-folded", "1");
+      panels[k].open = false;
+    }
+  }
+
   var naming = false;
   new MutationObserver(function () {
     if (naming) { return; }
     naming = true;
-    window.requestAnimationFrame(function () { naming = false; nameControls(document); });
+    window.requestAnimationFrame(function () {
+      naming = false;
+      nameControls(document);
+      foldOnPhones(document);
+    });
   }).observe(document.documentElement, {
     subtree: true, childList: true, attributes: true, attributeFilter: ["aria-valuenow"]
   });
@@ -406,7 +439,8 @@
           return retry();
         }
         // read the whole body here, so that a connection lost halfway is retried too
-        return response.arrayBuffer().then(function (body) {
+        return response.text().then(function (body) {
+          if (response.ok) { readAnswers(body); }
           return new Response(body, {
             status: response.status, statusText: response.statusText, headers: response.headers
           });

@@ -68,6 +68,7 @@ def _content(view: Any, state: PageState, related: Sequence[tuple[str, str]]) ->
             height=panel.height,
             wide=panel.wide,
             embed=state.embed,
+            min_width=panel.min_width,
         )
         for panel in view.panels
     ]
@@ -118,7 +119,7 @@ def view_page(view: Any, state: PageState, related: Sequence[tuple[str, str]] = 
             dcc.Store(id=f"{key}-frames"),
             dcc.Store(id=f"{key}-request"),
             dcc.Store(id=f"{key}-answered"),
-            dcc.Store(id=f"{key}-theme"),
+            dcc.Store(id=f"{key}-wake"),
             dcc.Store(id=f"{key}-job"),
             dcc.Store(id=f"{key}-job-done"),
             *([dcc.Location(id=f"{key}-open", refresh="callback-nav")] if view.clicks else []),

@@ -26,3 +26,6 @@ class Panel(Generic[Controls, Result]):
     draw: Callable[[Controls, Result], Figure]
     height: int = 300
     wide: bool = False
+    #: narrowest the plot may be drawn (px): a wide table scrolls inside its own box on a
+    #: phone rather than being crushed
+    min_width: int | None = None

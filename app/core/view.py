@@ -184,7 +184,7 @@ class View(Generic[Controls, Result]):
             ClientsideFunction("lazyRich", "gate"),
             Output(f"{key}-request", "data"),
             [Input(ident, "value") for ident in self.control_ids()]
-            + [Input(f"{key}-{name}", "data") for name in ("answered", "theme", "job-done")],
+            + [Input(f"{key}-wake", "data")],
             State(f"{key}-frame", "value"),
         )
         names = ("summary", "timing", "messages")

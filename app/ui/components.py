@@ -11,6 +11,7 @@ from typing import Any
 from dash import dcc, html
 
 from ..core.state import Field
+from .notation import typeset_children
 
 __all__ = [
     "animation_bar",
@@ -101,7 +102,7 @@ def control(view: str, spec: Field, value: Any) -> html.Div:
     else:
         widget = dcc.Checklist(
             id=ident,
-            options=[{"label": spec.label, "value": "on"}],
+            options=[{"label": html.Span(typeset_children(spec.label)), "value": "on"}],
             value=spec.to_control(value),
             className="control-check",
         )
@@ -114,7 +115,10 @@ def control(view: str, spec: Field, value: Any) -> html.Div:
         )
         label = [
             html.Label(
-                [spec.label, *readout], id=label_id, htmlFor=ident, className="control-label"
+                [*typeset_children(spec.label), *readout],
+                id=label_id,
+                htmlFor=ident,
+                className="control-label",
             )
         ]
     attributes = {"data-label": label_id} if spec.kind != "bool" else {}
@@ -138,19 +142,30 @@ def explanation(markdown: str) -> dcc.Markdown:
 
 
 def graph_card(
-    view: str, key: str, title: str, text: str, *, height: int, wide: bool, embed: bool
+    view: str,
+    key: str,
+    title: str,
+    text: str,
+    *,
+    height: int,
+    wide: bool,
+    embed: bool,
+    min_width: int | None = None,
 ) -> html.Div:
     """One plot with its title and explanation. The card is a figure named by its title and
-    described by the view's summary (the plot's text alternative)."""
+    described by the view's summary (the plot's text alternative). A plot with a
+    ``min_width`` scrolls sideways inside its card when the screen is narrower."""
     ident = f"{view}-graph-{key}"
+    style = {"height": f"{height}px"} | ({"minWidth": f"{min_width}px"} if min_width else {})
+    graph = dcc.Graph(
+        id=ident,
+        config=GRAPH_CONFIG,
+        style=style,
+        figure={"data": [], "layout": {"height": height}},
+    )
     children = [
         html.H3(title, id=f"{ident}-title", className="graph-title"),
-        dcc.Graph(
-            id=ident,
-            config=GRAPH_CONFIG,
-            style={"height": f"{height}px"},
-            figure={"data": [], "layout": {"height": height}},
-        ),
+        html.Div(graph, className="table-scroll") if min_width else graph,
     ]
     if not embed:
         children.append(explanation(text))

@@ -21,8 +21,9 @@ _LETTER = f"A-Za-z{_GREEK}"
 _PIECE = re.compile(
     rf"_(\{{[^}}]*\}}|[{_LETTER}0-9*]+)|(?<![{_LETTER}0-9<])([{_LETTER}])(?![{_LETTER}])"
 )
-#: text already typeset (it carries HTML) is left alone
-_HTML = re.compile(r"<[a-z]+>")
+#: text already typeset is left alone; other markup (<b>, <br>, spans) is kept around the text
+_TYPESET = re.compile(r"<(i|sub)>")
+_TAG = re.compile(r"(<[^>]*>)")
 #: words that are single letters in prose, not symbols
 _PROSE = {"a ", "A "}
 
@@ -35,11 +36,12 @@ def _piece(match: re.Match) -> str:
 
 def typeset(text: str) -> str:
     """Plotly's HTML for a plain label: symbols in italics, ``_`` subscripts lowered."""
-    if not isinstance(text, str) or not text or _HTML.search(text):
+    if not isinstance(text, str) or not text or _TYPESET.search(text):
         return text
     if text[:2] in _PROSE and len(text) > 2 and text[2].islower():
         return text  # "a measure of…": an article, not a symbol
-    return _PIECE.sub(_piece, text)
+    parts = _TAG.split(text)
+    return "".join(p if p.startswith("<") else _PIECE.sub(_piece, p) for p in parts)
 
 
 def typeset_children(text: str) -> list:
@@ -77,4 +79,17 @@ def typeset_figure(figure: dict) -> dict:
             trace["name"] = typeset(trace["name"])
         if isinstance(trace.get("colorbar"), dict):
             _title(trace["colorbar"])
+        if trace.get("type") == "table":
+            _table(trace)
     return figure
+
+
+def _table(trace: dict) -> None:
+    """A table's header and text cells (columns of strings), typeset."""
+    for part in ("header", "cells"):
+        values = trace.get(part, {}).get("values")
+        if isinstance(values, list):
+            trace[part]["values"] = [
+                [typeset(v) for v in column] if isinstance(column, list) else typeset(column)
+                for column in values
+            ]

@@ -407,5 +407,6 @@ PANELS = (
         draw_phase,
         height=330,
         wide=True,
+        min_width=900,
     ),
 )
