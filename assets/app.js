@@ -374,7 +374,7 @@
    * their control (its box says which, components.control), and sliders over decades
    * announce the value itself rather than its logarithm. */
   function nameControls(root) {
-    var boxes = root.querySelectorAll(".control[data-label]");
+    var boxes = root.querySelectorAll("[data-label]");
     for (var b = 0; b < boxes.length; b++) {
       var box = boxes[b], labelId = box.getAttribute("data-label");
       var log = box.getAttribute("data-scale") === "log";

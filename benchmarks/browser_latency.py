@@ -54,11 +54,13 @@ PROBE = """() => {
 
 
 class Network:
-    """Callback requests of a page: how many were sent, how many are in flight."""
+    """Callback requests of a page: how many were sent, how many are in flight (and the most
+    that ever were at once)."""
 
     def __init__(self, page) -> None:
         self.sent = 0
         self.pending = 0
+        self.most = 0
         page.on("request", self._sent)
         page.on("requestfinished", self._done)
         page.on("requestfailed", self._done)
@@ -71,16 +73,21 @@ class Network:
         if self._ours(request):
             self.sent += 1
             self.pending += 1
+            self.most = max(self.most, self.pending)
 
     def _done(self, request) -> None:
         if self._ours(request):
             self.pending -= 1
 
 
-def wait_quiet(page, network: Network, timeout: float = 30.0) -> float:
+def wait_quiet(page, network: Network, timeout: float = 30.0, sent: int | None = None) -> float:
     """Wait until nothing is in flight and no graph has drawn for QUIET_MS; returns the
-    page time (ms) of the last draw."""
+    page time (ms) of the last draw. With ``sent`` (the count before an action), first wait
+    (up to 2 s) for the action's request to go out."""
     deadline = time.monotonic() + timeout
+    started = time.monotonic()
+    while sent is not None and network.sent <= sent and time.monotonic() - started < 2:
+        page.wait_for_timeout(10)
     while time.monotonic() < deadline:
         now, last = page.evaluate(
             "() => [performance.now(), Math.max(0, ...window.__probe.draws.map(d => d[1]))]"
@@ -127,8 +134,9 @@ def steps(page, network, view, count: int) -> tuple[list[float], list[float]]:
         if thumb.get_attribute("aria-valuenow") == thumb.get_attribute("aria-valuemax"):
             key = "ArrowLeft"
         before = page.evaluate("() => window.__probe.draws.length")
+        sent = network.sent
         thumb.press(key)
-        last = wait_quiet(page, network)
+        last = wait_quiet(page, network, sent=sent)
         pressed, draws = page.evaluate(
             "n => [window.__probe.key, window.__probe.draws.slice(n)]", before
         )

@@ -200,6 +200,8 @@ def animation_bar(view: str, frame: int) -> html.Div:
                     className="frame-slider",
                 ),
                 className="frame-slider-wrap",
+                # the slider is named by the time it shows (assets/app.js reads data-label)
+                **{"data-label": f"{view}-frame-label"},
             ),
             html.Span("t = 0", id=f"{view}-frame-label", className="frame-label"),
         ],

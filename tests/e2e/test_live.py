@@ -1,0 +1,179 @@
+"""Live in a real browser: one redraw per change, drags that settle, a phone's screen, named
+controls, readable contrast and the dark theme — in headless Chromium against gunicorn."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.views import VIEWS
+from benchmarks.browser_latency import PROBE, Network, drag, slider_for, wait_quiet
+from tests.e2e.test_browser import open_view
+
+pytestmark = pytest.mark.e2e
+VIEW_IDS = [view.key for view in VIEWS]
+PHONE = {"width": 390, "height": 844}
+
+#: the plots each graph drew since the probe was installed
+DRAWS = "() => window.__probe.draws.map(d => d[0])"
+
+
+def _probe(page, view, network) -> None:
+    page.wait_for_timeout(1500)  # MathJax typesets the explanations, the plots resize once
+    page.evaluate(PROBE)
+    wait_quiet(page, network)
+
+
+@pytest.mark.parametrize("view", VIEWS, ids=VIEW_IDS)
+def test_a_change_redraws_each_plot_at_most_once(page, live_server, view):
+    network = Network(page)
+    open_view(page, live_server, view)
+    _probe(page, view, network)
+    thumb = page.locator(f"#{view.key}-{slider_for(view).name} [role=slider]")
+    thumb.focus()
+    at_top = thumb.get_attribute("aria-valuenow") == thumb.get_attribute("aria-valuemax")
+    keys = (
+        ("ArrowLeft", "ArrowLeft", "ArrowRight") if at_top else ("ArrowRight",) * 2 + ("ArrowLeft",)
+    )
+    for key in keys:
+        before, sent = len(page.evaluate(DRAWS)), network.sent
+        thumb.press(key)
+        wait_quiet(page, network, sent=sent)
+        drawn = page.evaluate(DRAWS)[before:]
+        assert drawn, "nothing redrew"
+        assert len(drawn) == len(set(drawn)), f"a plot redrew twice: {drawn}"
+
+
+@pytest.mark.parametrize("view", [VIEWS[0], VIEWS[1]], ids=[VIEWS[0].key, VIEWS[1].key])
+def test_a_drag_keeps_one_request_in_flight_and_settles_on_the_last_value(page, live_server, view):
+    network = Network(page)
+    open_view(page, live_server, view)
+    _probe(page, view, network)
+    requests, quiet_ms = drag(page, network, view)
+    assert 1 <= requests <= 60 and network.most == 1  # never two at once, whatever the moves
+    assert quiet_ms < 3000
+    # and the page shows the value the slider ended at
+    thumb = page.locator(f"#{view.key}-{slider_for(view).name} [role=slider]")
+    shown = view.parse_link(page.url.split("?", 1)[1]).controls
+    now = float(thumb.get_attribute("aria-valuenow"))
+    assert getattr(shown, slider_for(view).name) == pytest.approx(now, rel=1e-6, abs=1e-9)
+
+
+OVERFLOW = """() => { const width = document.documentElement.clientWidth;
+  const scrolls = el => { for (let p = el.parentElement; p; p = p.parentElement) {
+      const x = getComputedStyle(p).overflowX; if (x === 'auto' || x === 'scroll') return true; }
+    return false; };
+  const wide = Array.from(document.querySelectorAll('body *')).filter(el => {
+      const r = el.getBoundingClientRect();
+      return r.width > 0 && r.right > width + 1 && !scrolls(el);
+  }).map(el => el.tagName + '.' + (el.className.baseVal ?? el.className));
+  return [document.documentElement.scrollWidth, width, wide.slice(0, 5)]; }"""
+
+COVERED = """() => Array.from(document.querySelectorAll('.js-plotly-plot')).filter(gd => {
+    gd.scrollIntoView(); const r = gd.getBoundingClientRect();
+    const y = r.top + Math.min(40, r.height / 2);
+    const probe = document.elementFromPoint(r.left + r.width / 2, y);
+    return probe && !gd.contains(probe); }).map(gd => gd.closest('[id]').id)"""
+
+
+@pytest.mark.parametrize("path", [*(v.path for v in VIEWS), "/", "/paper-figures"])
+def test_a_phone_screen_neither_scrolls_sideways_nor_covers_a_plot(browser, live_server, path):
+    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    try:
+        page.goto(live_server + path)
+        page.wait_for_selector(".site-header", timeout=30_000)
+        page.wait_for_timeout(3000)
+        scroll_width, width, wide = page.evaluate(OVERFLOW)
+        assert scroll_width <= width, wide
+        assert page.evaluate(COVERED) == []
+        header = page.locator(".site-header").bounding_box()
+        assert header is None or header["height"] < PHONE["height"] / 5
+    finally:
+        context.close()
+
+
+NAMES = """() => Array.from(document.querySelectorAll(
+      '[role=slider], input[type=number], input[type=radio], input[type=checkbox], button'))
+    .filter(el => el.offsetParent !== null)
+    .map(el => { const ids = (el.getAttribute('aria-labelledby') || '').split(' ').filter(Boolean);
+      const byId = ids.map(i => (document.getElementById(i) || {}).textContent || '').join(' ');
+      const label = el.labels && el.labels.length ? el.labels[0].textContent : '';
+      const name = (el.getAttribute('aria-label') || byId || label || el.textContent || '').trim();
+      return [el.tagName, el.getAttribute('role') || el.type, name,
+              el.getAttribute('aria-valuetext'), el.getAttribute('aria-valuenow')]; })"""
+
+
+@pytest.mark.parametrize("view", VIEWS, ids=VIEW_IDS)
+def test_every_control_has_a_name_and_log_sliders_say_their_value(page, live_server, view):
+    open_view(page, live_server, view)
+    page.wait_for_timeout(500)
+    assert page.evaluate("() => document.documentElement.lang") == "en"
+    controls = page.evaluate(NAMES)
+    assert controls
+    unnamed = [c for c in controls if not c[2]]
+    assert not unnamed, unnamed
+    for spec in view.spec.fields:
+        if spec.log:
+            thumb = page.locator(f"#{view.key}-{spec.name} [role=slider]")
+            text = thumb.get_attribute("aria-valuetext")
+            assert text and float(text) == pytest.approx(
+                getattr(view.spec.defaults(), spec.name), rel=2e-3
+            )
+            assert spec.label.split()[0].replace("_", "") in page.evaluate(
+                "id => document.getElementById(id).textContent", f"{view.key}-{spec.name}-label"
+            )
+
+
+CONTRAST = """() => {
+  const rgb = c => c.match(/[\\d.]+/g).map(Number);
+  const lum = ([r, g, b]) => [r, g, b].map(v => { v /= 255;
+      return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; })
+    .reduce((s, v, i) => s + v * [0.2126, 0.7152, 0.0722][i], 0);
+  const background = el => { for (let p = el; p; p = p.parentElement) {
+      const c = rgb(getComputedStyle(p).backgroundColor);
+      if (c.length < 4 || c[3] > 0.5) return c; }
+    return [255, 255, 255]; };
+  const failing = [];
+  for (const el of document.querySelectorAll('body *')) {
+    const text = Array.from(el.childNodes).some(n => n.nodeType === 3 && n.textContent.trim());
+    const skip = el.closest('svg, .js-plotly-plot, mjx-container');
+    if (!text || el.offsetParent === null || skip) continue;
+    const style = getComputedStyle(el); const fg = rgb(style.color); const bg = background(el);
+    const [a, b] = [lum(fg), lum(bg)].sort((x, y) => y - x);
+    const ratio = (a + 0.05) / (b + 0.05);
+    const size = parseFloat(style.fontSize);
+    const large = size >= 24 || (size >= 18.66 && style.fontWeight >= 700);
+    if (ratio < (large ? 3 : 4.5)) {
+      failing.push([el.tagName, el.className, el.textContent.slice(0, 30), ratio.toFixed(2)]); }
+  }
+  return failing.slice(0, 8); }"""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_text_contrast_meets_wcag_aa_in_both_themes(browser, live_server, scheme):
+    context = browser.new_context(viewport={"width": 1400, "height": 1000}, color_scheme=scheme)
+    page = context.new_page()
+    try:
+        for view in (VIEWS[0], VIEWS[1]):
+            open_view(page, live_server, view)
+            page.wait_for_timeout(800)
+            assert page.evaluate(CONTRAST) == []
+    finally:
+        context.close()
+
+
+def test_the_dark_theme_reaches_the_plots(browser, live_server):
+    context = browser.new_context(viewport={"width": 1400, "height": 1000}, color_scheme="dark")
+    page = context.new_page()
+    try:
+        view = VIEWS[0]
+        open_view(page, live_server, view)
+        page.wait_for_timeout(500)
+        body = page.evaluate("() => getComputedStyle(document.body).backgroundColor")
+        paper = page.evaluate(
+            "s => document.querySelector(s)._fullLayout.paper_bgcolor",
+            f"#{view.key}-graph-mu .js-plotly-plot",
+        )
+        assert body == "rgb(15, 21, 28)" and paper.lower() in ("#18212b", "rgb(24, 33, 43)")
+    finally:
+        context.close()
