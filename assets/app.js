@@ -247,14 +247,18 @@
   }
 
   /* Play: frames advance with the clock (FPS a second). Overlays follow every frame; matrices
-   * and the scrubber every DATA_MS; 3-D scenes — rendered in software where there is no GPU,
-   * at a cost of a large part of a second — every SCENE_MS. */
-  var FPS = 30;
+   * and the scrubber every DATA_MS; 3-D scenes as often as their drawing allows: a scene that
+   * takes T ms to draw (a large part of a second where it is rendered in software, without a
+   * GPU) is redrawn at most every SCENE_SHARE⁻¹·T ms, so that the 2-D cursors keep moving. */
+  var FPS = 40;
   var DATA_MS = 250;
-  var SCENE_MS = 1000;
+  var SCENE_SHARE = 0.1;
+
+  function sceneEvery(player) { return Math.max(DATA_MS, player.sceneCost / SCENE_SHARE); }
 
   function play(key, start, last) {
-    var player = {running: true, index: start, busy: false, data: 0, scene: 0, scrubber: 0};
+    var player = {running: true, index: start, busy: false, data: 0, scene: 0, scrubber: 0,
+                  sceneCost: 0};
     players[key] = player;
     var began = performance.now();
     var labelNode = document.getElementById(key + "-frame-label");
@@ -264,12 +268,15 @@
       if (i !== player.index) {
         player.index = i;
         var withData = !player.busy && (now - player.data > DATA_MS || i >= last);
-        var scenes = withData && (now - player.scene > SCENE_MS || i >= last);
+        var scenes = withData && (now - player.scene > sceneEvery(player) || i >= last);
         if (withData) {
           player.busy = true;
           player.data = now;
           if (scenes) { player.scene = now; }
-          moveAll(key, i, true, scenes).then(function () { player.busy = false; });
+          moveAll(key, i, true, scenes).then(function () {
+            player.busy = false;
+            if (scenes) { player.sceneCost = performance.now() - now; }
+          });
         } else {
           moveAll(key, i, false);
         }

@@ -849,8 +849,8 @@ def level_set(
     *,
     eta_a: float = 1.0,
     eta_w: float = 1.0,
-    angles: int = 48,
-    rows: int = 41,
+    angles: int = 33,
+    rows: int = 21,
 ) -> tuple[Sheet, ...]:
     """The surface the conserved δ confines a two-dimensional neuron to (Kunin et al. Fig. 2):
     two sheets ``a = ±√((δ + η_a r²)/η_w)`` over the radius r = ‖w‖ for δ > 0, else one sheet

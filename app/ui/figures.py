@@ -111,7 +111,7 @@ def descent_trace(
     *,
     group: str | None = None,
     show_legend: bool = True,
-    limit: int = 120,
+    limit: int = 60,
 ) -> dict:
     keep = thin(len(x), limit)
     return {
