@@ -9,13 +9,33 @@ Every array may carry leading batch axes, so a whole τ × δ grid of networks (
 * :func:`kunin_init` (Kunin et al. App. D.1), :func:`gaussian_init` (Xu & Ziyin's scalings);
 * :func:`kernel_flow` (frozen-kernel gradient flow), :func:`fit_feature_learning_rate`
   (Shan & Bordelon's γ);
-* data sets :func:`teacher_student`, :func:`xor`, :func:`two_gaussians`, :func:`digits`.
+* data sets :func:`teacher_student`, :func:`xor`, :func:`two_gaussians`,
+  :func:`regression_line`, :func:`digits`;
+* :func:`linear_limit` (the exact finite-width solution a linear network tends to).
 """
 
-from ._data import digits, teacher_student, two_gaussians, xor
-from ._evaluate import gradient, loss_value, ntk
+from ._data import (
+    digit_bundle,
+    digits,
+    regression_line,
+    teacher_student,
+    teacher_weights,
+    two_gaussians,
+    xor,
+)
+from ._evaluate import active_units, gradient, loss_value, ntk, ntk_between
 from ._init import SCALINGS, alpha_from_tau_delta, gaussian_init, kunin_init
-from ._kernels import MAX_FIT_SIZE, FeatureLearningFit, fit_feature_learning_rate, kernel_flow
+from ._kernels import (
+    MAX_FIT_SIZE,
+    FeatureLearningFit,
+    equivalent_gamma,
+    fit_feature_learning_rate,
+    kernel_flow,
+    kernel_flow_at,
+    power_law_exponent,
+    specialization,
+)
+from ._limits import LinearLimit, admits_linear_limit, linear_limit
 from ._model import (
     ACTIVATIONS,
     LEAKY_SLOPE,
@@ -33,6 +53,7 @@ from ._train import (
     DIVERGENCE_FACTOR,
     MAX_KERNEL_SIZE,
     MAX_RECORDED,
+    MAX_RECORDED_WEIGHTS,
     MAX_RECORDS,
     MAX_TRAIN_STEPS,
     MAX_WORK,
@@ -40,6 +61,7 @@ from ._train import (
     default_record,
     layer_alignments,
     train,
+    training_work,
 )
 
 __all__ = [
@@ -53,6 +75,7 @@ __all__ = [
     "MAX_FIT_SIZE",
     "MAX_KERNEL_SIZE",
     "MAX_RECORDED",
+    "MAX_RECORDED_WEIGHTS",
     "MAX_RECORDS",
     "MAX_SAMPLES",
     "MAX_TRAIN_STEPS",
@@ -60,23 +83,36 @@ __all__ = [
     "MAX_WORK",
     "SCALINGS",
     "FeatureLearningFit",
+    "LinearLimit",
     "Network",
     "Training",
+    "active_units",
+    "admits_linear_limit",
     "alpha_from_tau_delta",
     "default_record",
+    "digit_bundle",
     "digits",
+    "equivalent_gamma",
     "fit_feature_learning_rate",
     "forward",
     "gaussian_init",
     "gradient",
     "kernel_flow",
+    "kernel_flow_at",
     "kunin_init",
     "layer_alignments",
+    "linear_limit",
     "loss_value",
     "ntk",
+    "ntk_between",
+    "power_law_exponent",
+    "regression_line",
+    "specialization",
     "stack",
     "teacher_student",
+    "teacher_weights",
     "train",
+    "training_work",
     "two_gaussians",
     "xor",
 ]

@@ -8,13 +8,22 @@ images scikit-learn ships inside its package (imported only when :func:`digits` 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 
 import numpy as np
 
 from .._validation import as_seed
 from ._model import MAX_SAMPLES, MAX_WIDTH, positive_count
 
-__all__ = ["digits", "teacher_student", "two_gaussians", "xor"]
+__all__ = [
+    "digit_bundle",
+    "digits",
+    "regression_line",
+    "teacher_student",
+    "teacher_weights",
+    "two_gaussians",
+    "xor",
+]
 
 
 def _sphere(rng: np.random.Generator, count: int, d: int) -> np.ndarray:
@@ -37,15 +46,50 @@ def teacher_student(
 ) -> tuple[np.ndarray, ...]:
     """Kunin et al. App. D.1: inputs uniform on the sphere ``S^{d−1}``, noiseless labels from a
     two-layer ReLU teacher with k units, ``w_i ~ Unif(S^{d−1})``, ``a_i ~ Unif{±1}``."""
-    d = positive_count("d", d, MAX_WIDTH)
-    k = positive_count("k", k, MAX_WIDTH)
     n = positive_count("n", n, MAX_SAMPLES)
     n_test = positive_count("n_test", n_test, MAX_SAMPLES, minimum=0)
     rng = as_seed(seed)
-    teacher_w = _sphere(rng, k, d)
-    teacher_a = rng.choice([-1.0, 1.0], size=k)
+    teacher_w, teacher_a = teacher_weights(d, k, seed=rng)
     X = _sphere(rng, n + n_test, d)
     y = (np.maximum(X @ teacher_w.T, 0.0) @ teacher_a)[:, None]
+    return _split(X, y, n, n_test)
+
+
+def teacher_weights(d: int, k: int, *, seed: int | None = 0) -> tuple[np.ndarray, np.ndarray]:
+    """The teacher of :func:`teacher_student` for the same seed: ``(w (k, d), a (k,))`` with
+    ``w_j ~ Unif(S^{d−1})`` and ``a_j ~ Unif{±1}`` (Kunin et al. App. D.1) — the first draws of
+    that seed, so Kunin et al.'s Fig. 1a can draw the teacher's directions beside its students.
+    Given a Generator, it advances it past the teacher (as :func:`teacher_student` does)."""
+    d = positive_count("d", d, MAX_WIDTH)
+    k = positive_count("k", k, MAX_WIDTH)
+    rng = as_seed(seed)
+    directions = _sphere(rng, k, d)
+    return directions, rng.choice([-1.0, 1.0], size=k)
+
+
+def regression_line(
+    n: int,
+    *,
+    slope: float = 2.0,
+    noise: float = 0.1,
+    n_test: int = 0,
+    seed: int | None = 0,
+) -> tuple[np.ndarray, ...]:
+    """Xu & Ziyin's one-dimensional regression (their App. C, Fig. 1 for nonlinear networks):
+    ``x ~ N(0, 1)``, ``y = slope·x + noise·N(0, 1)`` (slope 2, noise 0.1 as in the paper).
+
+    All inputs lie on a line, so a two-layer linear network on them is the exact model of
+    :mod:`solvers.finite_width` (their Prop. 1; :func:`solvers.networks.linear_limit`)."""
+    n = positive_count("n", n, MAX_SAMPLES)
+    n_test = positive_count("n_test", n_test, MAX_SAMPLES, minimum=0)
+    for name, value in (("slope", slope), ("noise", noise)):
+        if not np.isfinite(value):
+            raise ValueError(f"{name} must be a finite number; got {value!r}.")
+    if noise < 0:
+        raise ValueError(f"noise must be >= 0; got {noise!r}.")
+    rng = as_seed(seed)
+    X = rng.standard_normal((n + n_test, 1))
+    y = slope * X + noise * rng.standard_normal((n + n_test, 1))
     return _split(X, y, n, n_test)
 
 
@@ -78,6 +122,20 @@ def two_gaussians(n: int, *, n_test: int = 0, seed: int | None = 0) -> tuple[np.
     return (X, y, *draw(n_test))
 
 
+@cache
+def digit_bundle() -> tuple[np.ndarray, np.ndarray]:
+    """scikit-learn's bundled digits as read-only arrays ``(pixels (1797, 64) in 0..16,
+    labels (1797,))``, read once per process (scikit-learn is imported here, lazily: importing
+    the engine must not need it)."""
+    from sklearn.datasets import load_digits
+
+    bundle = load_digits()
+    pixels, labels = np.array(bundle.data, dtype=np.float64), np.array(bundle.target)
+    pixels.flags.writeable = False
+    labels.flags.writeable = False
+    return pixels, labels
+
+
 def digits(
     classes: Sequence[int] | None = None,
     n: int | None = None,
@@ -99,11 +157,9 @@ def digits(
         if not isinstance(digit, int | np.integer) or not 0 <= digit <= 9:
             raise ValueError(f"classes must be digits 0..9; got {digit!r}.")
     n_test = positive_count("n_test", n_test, MAX_SAMPLES, minimum=0)
-    from sklearn.datasets import load_digits  # lazily: importing the engine must not need it
-
-    bundle = load_digits()
-    chosen = np.isin(bundle.target, classes)
-    images, labels = bundle.data[chosen] / 16.0, bundle.target[chosen]
+    pixels, targets = digit_bundle()
+    chosen = np.isin(targets, classes)
+    images, labels = pixels[chosen] / 16.0, targets[chosen]
     available = labels.size
     n = available - n_test if n is None else positive_count("n", n, MAX_SAMPLES)
     if n < 1 or n + n_test > available:

@@ -12,7 +12,14 @@ import numpy as np
 
 from ._model import activate, sigmoid
 
-__all__ = ["Passes", "ntk_from_layers", "ntk_from_passes", "objective", "spectral_norm"]
+__all__ = [
+    "Passes",
+    "cross_ntk_from_passes",
+    "ntk_from_layers",
+    "ntk_from_passes",
+    "objective",
+    "spectral_norm",
+]
 
 LOSSES = ("mse", "bce")
 
@@ -226,6 +233,50 @@ def ntk_from_passes(
         [eta[cells] for eta in etas],
         input_gram,
     )
+
+
+def cross_ntk_from_passes(
+    first: Passes,
+    second: Passes,
+    weights: list[np.ndarray],
+    gamma: np.ndarray,
+    etas: list[np.ndarray],
+) -> np.ndarray:
+    """The NTK between two input sets, ``(C, n_a·d_out, n_b·d_out)`` sample-major on both
+    sides (docs/networks.md (N6)), from a forward pass with slopes on each.
+
+    The same sum over layers as :func:`ntk_from_layers`, with each factor taken on its own
+    side: layer l adds ``η_l (Δ_l^a Δ_l^bᵀ) ⊙ (a_{l−1}^a a_{l−1}^bᵀ)``. Written plainly (it
+    serves single evaluations, not the training loop); on one input set it is that NTK.
+    """
+    cells, d_out, depth = weights[0].shape[0], weights[-1].shape[-2], len(weights)
+    rows, columns = first.samples, second.samples
+
+    def gram(layer: int) -> np.ndarray:
+        left, right = first.inputs(layer), second.inputs(layer)
+        return left @ np.swapaxes(right, -1, -2)  # (C, n_a, n_b), or (n_a, n_b) shared
+
+    blocks = np.zeros((cells, rows, d_out, columns, d_out))
+    last = (etas[-1] * gamma**2)[:, None, None] * gram(depth - 1)
+    for c in range(d_out):
+        blocks[:, :, c, :, c] = last
+    # Δ_{L−1}[μ, c, :] = γ W_L[c, :] ⊙ σ'(z_{L−1}[μ, :]), the same on both sides before σ'
+    top = (gamma[:, None, None] * weights[-1])[:, None, :, :]
+    deltas = [top, top]
+    for layer in range(depth - 2, -1, -1):
+        sides = []
+        for passes, delta in zip((first, second), deltas, strict=True):
+            slope = passes.slopes[layer]
+            scaled = delta if slope is None else delta * slope[:, :, None, :]
+            sides.append(np.broadcast_to(scaled, (cells, passes.samples, d_out, delta.shape[-1])))
+        left = sides[0].reshape(cells, rows * d_out, -1)
+        right = sides[1].reshape(cells, columns * d_out, -1)
+        outer = (left @ right.transpose(0, 2, 1)).reshape(cells, rows, d_out, columns, d_out)
+        blocks += (
+            etas[layer][:, None, None, None, None] * outer * gram(layer)[..., :, None, :, None]
+        )
+        deltas = [side @ weights[layer][:, None, :, :] for side in sides] if layer > 0 else deltas
+    return blocks.reshape(cells, rows * d_out, columns * d_out)
 
 
 def spectral_norm(matrices: np.ndarray) -> np.ndarray:

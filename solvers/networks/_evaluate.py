@@ -8,11 +8,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ._engine import Passes, ntk_from_passes, objective
+from ._engine import Passes, cross_ntk_from_passes, ntk_from_passes, objective
 from ._model import MAX_ELEMENTS, Network, broadcast_batch, check_inputs
 from ._train import _cells_of, _check_layer_lrs, _check_loss, _check_targets, _per_cell
 
-__all__ = ["gradient", "loss_value", "ntk"]
+__all__ = ["active_units", "gradient", "loss_value", "ntk", "ntk_between"]
 
 
 def _single_passes(net: Network, X: np.ndarray, extra_shapes, extra_names):
@@ -74,3 +74,53 @@ def ntk(
     passes, weights, gamma, batch = _single_passes(net, X, shapes, names)
     etas = [_per_cell(rate, batch) for rate in rates]
     return ntk_from_passes(passes, weights, gamma, etas).reshape((*batch, size, size))
+
+
+def ntk_between(
+    net: Network,
+    X: np.ndarray,
+    X_other: np.ndarray,
+    *,
+    layer_lrs: Sequence[float | np.ndarray] | None = None,
+) -> np.ndarray:
+    """The empirical NTK between two input sets, ``(..., n·d_out, m·d_out)`` for ``X (n, d_in)``
+    and ``X_other (m, d_in)`` (or with batch axes), sample-major on both sides
+    (docs/networks.md (N6)): ``K[(μ,c),(ν,c')] = Σ_l η_l Σ ∂f_c(x_μ)/∂W_l · ∂f_c'(x'_ν)/∂W_l``.
+
+    With ``X_other = X`` it is :func:`ntk`; the block between training and test points is what
+    a frozen-kernel flow predicts the test outputs with (:func:`kernel_flow_at`)."""
+    X = check_inputs("X", X, net.d_in)
+    X_other = check_inputs("X_other", X_other, net.d_in)
+    rates = _check_layer_lrs(layer_lrs, net.depth)
+    shapes = [np.shape(rate) for rate in rates]
+    names = [f"layer_lrs[{i}]" for i in range(net.depth)]
+    batch = broadcast_batch(
+        [net.batch_shape, X.shape[:-2], X_other.shape[:-2], *shapes],
+        ["net", "X", "X_other", *names],
+    )
+    rows, columns = X.shape[-2] * net.d_out, X_other.shape[-2] * net.d_out
+    if math.prod(batch) * rows * columns > MAX_ELEMENTS:
+        raise ValueError(
+            f"this NTK would hold {math.prod(batch) * rows * columns:,} entries (batch {batch}, "
+            f"{rows} × {columns}); at most {MAX_ELEMENTS:,}. Use fewer samples or a smaller batch."
+        )
+    first, weights, gamma, batch = _single_passes(net, X, [X_other.shape[:-2], *shapes], names)
+    cells = math.prod(batch)
+    inputs = X_other if X_other.ndim == 2 else _cells_of(X_other, batch, 2)
+    second = Passes(net.widths, net.activation, inputs, cells, slopes=True)
+    second.forward(weights, gamma[:, None, None])
+    etas = [_per_cell(rate, batch) for rate in rates]
+    kernel = cross_ntk_from_passes(first, second, weights, gamma, etas)
+    return kernel.reshape((*batch, rows, columns))
+
+
+def active_units(net: Network, X: np.ndarray) -> np.ndarray:
+    """How many hidden units are active (``z > 0``) at each input, ``(..., n)``, pooled over the
+    hidden layers: the activation pattern that partitions the input space into the convex
+    regions of Kunin et al. Fig. 5 (their parity colours the regions; docs/networks.md (N9))."""
+    X = check_inputs("X", X, net.d_in)
+    passes, _, _, batch = _single_passes(net, X, [], [])
+    counts = sum(np.count_nonzero(pattern, axis=-1) for pattern in passes.patterns())
+    if isinstance(counts, int):  # no hidden layer
+        return np.zeros((*batch, X.shape[-2]), dtype=np.int64)
+    return counts.reshape((*batch, X.shape[-2]))

@@ -11,7 +11,16 @@ from .. import feature_evolution
 from .._validation import as_times
 from ._model import MAX_ELEMENTS, broadcast_batch, finite_array, positive_array
 
-__all__ = ["MAX_FIT_SIZE", "FeatureLearningFit", "fit_feature_learning_rate", "kernel_flow"]
+__all__ = [
+    "MAX_FIT_SIZE",
+    "FeatureLearningFit",
+    "equivalent_gamma",
+    "fit_feature_learning_rate",
+    "kernel_flow",
+    "kernel_flow_at",
+    "power_law_exponent",
+    "specialization",
+]
 
 
 def _check_kernel(name: str, K: np.ndarray) -> np.ndarray:
@@ -34,17 +43,9 @@ def _as_outputs(name: str, value, samples: int | None = None) -> np.ndarray:
     return array
 
 
-def kernel_flow(K0: np.ndarray, f0: np.ndarray, y: np.ndarray, t: np.ndarray) -> np.ndarray:
-    """Predictions ``(..., T, n, d_out)`` of gradient flow on ``(1/2n)Σ‖f − y‖²`` with the
-    kernel frozen at K0 (Shan & Bordelon's kernel gradient descent; docs/networks.md (N15)):
-
-        f' = −(1/n) K₀ (f − y)   ⇒   f(t) = y + V e^{−Λt/n} Vᵀ (f₀ − y),   K₀ = V Λ Vᵀ,
-
-    exact through K0's eigendecomposition (eigenvalues below 0 by rounding count as 0).
-    ``K0`` is ``(..., P, P)`` sample-major (P = n·d_out, as :func:`ntk` returns it), ``f0`` and
-    ``y`` are ``(n, d_out)`` (``(n,)`` for one output) or carry batch axes; ``t`` are times ≥ 0
-    in the units of ``t = steps·lr``.
-    """
+def _flow_arguments(K0, f0, y) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The checked ``(K0, f0, y)`` of a frozen-kernel flow: K0 the ``(n·d_out)²`` kernel of the
+    outputs f0 ``(..., n, d_out)``, y with as many samples and columns."""
     K0 = _check_kernel("K0", K0)
     f0 = _as_outputs("f0", f0)
     samples, d_out = f0.shape[-2:]
@@ -56,6 +57,30 @@ def kernel_flow(K0: np.ndarray, f0: np.ndarray, y: np.ndarray, t: np.ndarray) ->
     y = _as_outputs("y", y, samples)
     if y.shape[-1] != d_out:
         raise ValueError(f"y must have {d_out} output columns like f0; got shape {y.shape}.")
+    return K0, f0, y
+
+
+def _modes(K0, f0, y) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """K₀'s eigenvalues (those below 0 by rounding set to 0), eigenvectors, and the initial
+    residual ``f₀ − y`` (sample-major, like the kernel) in their basis."""
+    values, vectors = np.linalg.eigh(K0)
+    start = (f0 - y).reshape(*(f0 - y).shape[:-2], -1)
+    return np.maximum(values, 0.0), vectors, np.einsum("...pq,...p->...q", vectors, start)
+
+
+def kernel_flow(K0: np.ndarray, f0: np.ndarray, y: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """Predictions ``(..., T, n, d_out)`` of gradient flow on ``(1/2n)Σ‖f − y‖²`` with the
+    kernel frozen at K0 (Shan & Bordelon's kernel gradient descent; docs/networks.md (N15)):
+
+        f' = −(1/n) K₀ (f − y)   ⇒   f(t) = y + V e^{−Λt/n} Vᵀ (f₀ − y),   K₀ = V Λ Vᵀ,
+
+    exact through K0's eigendecomposition (eigenvalues below 0 by rounding count as 0).
+    ``K0`` is ``(..., P, P)`` sample-major (P = n·d_out, as :func:`ntk` returns it), ``f0`` and
+    ``y`` are ``(n, d_out)`` (``(n,)`` for one output) or carry batch axes; ``t`` are times ≥ 0
+    in the units of ``t = steps·lr``.
+    """
+    K0, f0, y = _flow_arguments(K0, f0, y)
+    samples, d_out = f0.shape[-2:]
     times = as_times(t)
     batch = broadcast_batch([K0.shape[:-2], f0.shape[:-2], y.shape[:-2]], ["K0", "f0", "y"])
     count = int(np.prod(batch)) * times.size * samples * d_out
@@ -64,16 +89,129 @@ def kernel_flow(K0: np.ndarray, f0: np.ndarray, y: np.ndarray, t: np.ndarray) ->
             f"the result would hold {count:,} values; at most {MAX_ELEMENTS:,}. Ask for fewer "
             "times or a smaller batch."
         )
-    values, vectors = np.linalg.eigh(K0)
-    values = np.maximum(values, 0.0)
-    start = (f0 - y).reshape(*(f0 - y).shape[:-2], -1)  # sample-major, like the kernel
-    coefficients = np.einsum("...pq,...p->...q", vectors, start)
+    values, vectors, coefficients = _modes(K0, f0, y)
     decay = np.exp(-np.multiply.outer(times, values) / samples)  # (T, ..., P) → move T
     decay = np.moveaxis(decay, 0, -2) if decay.ndim > 2 else decay
     modes = decay * coefficients[..., None, :]
     residual = np.einsum("...pq,...tq->...tp", vectors, modes)
     shaped = residual.reshape(*residual.shape[:-1], samples, d_out)
     return y[..., None, :, :] + shaped
+
+
+def kernel_flow_at(
+    K0: np.ndarray,
+    K_cross: np.ndarray,
+    f0: np.ndarray,
+    f0_other: np.ndarray,
+    y: np.ndarray,
+    t: np.ndarray,
+) -> np.ndarray:
+    """Predictions ``(..., T, m, d_out)`` at other inputs (a test set) of the frozen-kernel flow
+    of :func:`kernel_flow` (docs/networks.md (N15)).
+
+    The other outputs follow the training residual through the cross kernel,
+    ``g' = −(1/n) K_× (f − y)``, so with ``K₀ = VΛVᵀ``
+
+        g(t) = g₀ − K_× V diag((1 − e^{−λt/n})/λ) Vᵀ (f₀ − y)      (t/n where λ = 0),
+
+    exact (``expm1`` keeps small λt accurate). ``K_cross`` is ``(..., m·d_out, n·d_out)``, the
+    NTK between the other inputs and the training inputs (:func:`ntk_between`), ``f0_other``
+    the other inputs' initial outputs ``(m, d_out)``; the rest as in :func:`kernel_flow`.
+    """
+    K0, f0, y = _flow_arguments(K0, f0, y)
+    samples, d_out = f0.shape[-2:]
+    g0 = _as_outputs("f0_other", f0_other)
+    if g0.shape[-1] != d_out:
+        raise ValueError(f"f0_other must have {d_out} output columns like f0.")
+    K_cross = finite_array("K_cross", K_cross, min_ndim=2)
+    if K_cross.shape[-2:] != (g0.shape[-2] * d_out, samples * d_out):
+        raise ValueError(
+            f"K_cross must be (m·d_out, n·d_out) = ({g0.shape[-2] * d_out}, {samples * d_out}) "
+            f"between the other and the training inputs; got {K_cross.shape}."
+        )
+    times = as_times(t)
+    shapes = [K0.shape[:-2], K_cross.shape[:-2], f0.shape[:-2], g0.shape[:-2], y.shape[:-2]]
+    batch = broadcast_batch(shapes, ["K0", "K_cross", "f0", "f0_other", "y"])
+    count = int(np.prod(batch)) * times.size * g0.shape[-2] * d_out
+    if count > MAX_ELEMENTS:
+        raise ValueError(f"the result would hold {count:,} values; at most {MAX_ELEMENTS:,}.")
+    values, vectors, coefficients = _modes(K0, f0, y)
+    rates = np.multiply.outer(times, values) / samples  # (T, ..., P)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        weight = np.where(
+            values > 0, -np.expm1(-rates) / values, times.reshape(-1, *[1] * values.ndim) / samples
+        )
+    weight = np.moveaxis(weight, 0, -2) if weight.ndim > 2 else weight  # (..., T, P)
+    integrated = np.einsum("...pq,...tq->...tp", vectors, weight * coefficients[..., None, :])
+    moved = np.einsum("...mp,...tp->...tm", K_cross, integrated)
+    shaped = moved.reshape(*moved.shape[:-1], g0.shape[-2], d_out)
+    return g0[..., None, :, :] - shaped
+
+
+def specialization(K: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Shan & Bordelon's kernel specialization matrix (their eq. 16, Fig. 4): for C outputs,
+    ``KSM(c, c') = A(K^{cc}, y^{c'}) / ((1/C) Σ_{c''} A(K^{c''c''}, y^{c'}))`` with the
+    subkernels ``K^{cc}[μ, ν] = K[(μ,c), (ν,c)]`` of a sample-major NTK ``(n·C, n·C)`` and the
+    alignment ``A(K, v) = vᵀKv/(‖K‖_F‖v‖²)`` (N8). Diagonal entries above 1: each output's
+    kernel has aligned with its own target more than the outputs' kernels do on average.
+    Returns ``(C, C)``; a column whose alignments all vanish is 0."""
+    targets = _as_outputs("y", y)
+    if targets.ndim != 2 or targets.shape[1] < 2:
+        raise ValueError(f"y must be (n, C) with C ≥ 2 outputs; got {np.shape(y)}.")
+    samples, outputs = targets.shape
+    K = _check_kernel("K", K)
+    if K.shape != (samples * outputs, samples * outputs):
+        raise ValueError(
+            f"K must be the ({samples * outputs}, {samples * outputs}) NTK of those outputs; got "
+            f"{K.shape}."
+        )
+    blocks = K.reshape(samples, outputs, samples, outputs)
+    sub = np.stack([blocks[:, c, :, c] for c in range(outputs)])  # (C, n, n)
+    norms = np.sqrt(np.einsum("cij,cij->c", sub, sub))
+    quadratic = np.einsum("id,cij,jd->cd", targets, sub, targets)  # (C kernels, C targets)
+    sizes = np.sum(targets * targets, axis=0)
+    denominator = norms[:, None] * sizes[None, :]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        alignment = np.where(denominator > 0, quadratic / denominator, 0.0)
+        mean = alignment.mean(axis=0, keepdims=True)
+        return np.where(mean != 0, alignment / np.where(mean != 0, mean, 1.0), 0.0)
+
+
+def power_law_exponent(values: np.ndarray, *, floor: float = 1e-12) -> float | None:
+    """The exponent p of ``values_k ∝ k^{−p}`` (k = 1, 2, …), a least-squares line through
+    ``log values`` against ``log k`` over the entries above ``floor × values[0]`` (a spectrum's
+    rounding tail is left out); None with fewer than three such entries. Shan & Bordelon
+    Fig. 1D–E read b (eigenvalues) and a (task power) this way, before and after training."""
+    values = finite_array("values", values, min_ndim=1)
+    if values.ndim != 1:
+        raise ValueError(f"values must be one-dimensional; got shape {values.shape}.")
+    ranks = np.arange(1, values.size + 1, dtype=float)
+    keep = values > floor * max(float(np.max(values)), 0.0)
+    if np.count_nonzero(keep) < 3:
+        return None
+    slope = np.polyfit(np.log(ranks[keep]), np.log(values[keep]), 1)[0]
+    return float(-slope)
+
+
+def equivalent_gamma(
+    gamma: float, y: np.ndarray, K_other: np.ndarray, y_other: np.ndarray
+) -> float:
+    """The feature-learning rate that gives the kernel ``K_other`` with targets ``y_other`` the
+    same strength as ``gamma`` for a kernel of unit Frobenius norm with targets ``y`` — the γ of
+    a :class:`FeatureLearningFit` carried to another task.
+
+    Optimal feature evolution ends at ``K∞ = K₀ + γyyᵀ`` (Shan & Bordelon eq. 20): its
+    alignment depends on γ only through ``γ‖y‖²/‖K₀‖_F``, so the equivalent rate is
+    ``γ ‖y‖² ‖K_other‖_F / ‖y_other‖²``."""
+    flat = finite_array("y", y, min_ndim=1).reshape(-1)
+    other = finite_array("y_other", y_other, min_ndim=1).reshape(-1)
+    K_other = _check_kernel("K_other", K_other)
+    if not np.isfinite(gamma) or gamma < 0:
+        raise ValueError(f"gamma must be a finite number >= 0; got {gamma!r}.")
+    size, other_size = float(flat @ flat), float(other @ other)
+    if size == 0 or other_size == 0:
+        raise ValueError("y and y_other must be non-zero.")
+    return float(gamma * size * np.linalg.norm(K_other) / other_size)
 
 
 # -- the feature-learning rate γ (Shan & Bordelon Fig. 6D) ----------------------------------------

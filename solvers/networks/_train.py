@@ -10,7 +10,7 @@ and keeps each step's working set in cache; a cell's result does not depend on t
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,6 +32,7 @@ __all__ = [
     "DIVERGENCE_FACTOR",
     "MAX_KERNEL_SIZE",
     "MAX_RECORDED",
+    "MAX_RECORDED_WEIGHTS",
     "MAX_RECORDS",
     "MAX_TRAIN_STEPS",
     "MAX_WORK",
@@ -39,6 +40,7 @@ __all__ = [
     "default_record",
     "layer_alignments",
     "train",
+    "training_work",
 ]
 
 #: most gradient-descent steps of one call
@@ -47,6 +49,10 @@ MAX_TRAIN_STEPS = 1_000_000
 MAX_RECORDS = 1000
 #: most (cell, recorded step) pairs of one call (each holds a dozen numbers)
 MAX_RECORDED = 2**18
+#: most weights kept by ``record_weights`` (networks × recorded steps × parameters): 32 MB
+MAX_RECORDED_WEIGHTS = 2**22
+#: how often ``progress`` hears from a run: about this many times per chunk of networks
+PROGRESS_CALLS = 100
 #: largest NTK (n·d_out) recorded during training
 MAX_KERNEL_SIZE = 1024
 #: most floating-point operations of one call (training steps plus recorded NTKs), estimated
@@ -84,6 +90,9 @@ class Training:
     diverged_at: int | np.ndarray  #: step at which each cell diverged, −1 if it did not
     lr: float | np.ndarray
     objective: str  #: "mse" or "bce"
+    #: with ``record_weights``: per layer ``(..., R, n_out, n_in)``, the weights at each recorded
+    #: step (a diverged cell's repeat its last good state); else None
+    weights: tuple[np.ndarray, ...] | None = None
 
 
 def default_record(steps: int, count: int = 200) -> np.ndarray:
@@ -199,6 +208,7 @@ class _Records:
     zeta: np.ndarray
     activation_distance: np.ndarray
     parameter_distance: np.ndarray
+    weights: list[np.ndarray] | None  # (C, R, n_out, n_in) per layer, with record_weights
 
 
 def train(
@@ -214,6 +224,8 @@ def train(
     X_test: np.ndarray | None = None,
     y_test: np.ndarray | None = None,
     track_kernel: bool = True,
+    record_weights: bool = False,
+    progress: Callable[[int], None] | None = None,
 ) -> Training:
     """Full-batch gradient descent ``W_l ← W_l − lr·η_l ∂L/∂W_l`` with analytic
     back-propagation (docs/networks.md (N4), (N5)), every network of the batch at once.
@@ -233,6 +245,12 @@ def train(
     X_test, y_test : an optional test set for ``test_loss``.
     track_kernel : record the NTK diagnostics (kernel distance, alignment, kernel norm);
         they need ``n·d_out ≤`` :data:`MAX_KERNEL_SIZE`. Without them those fields are None.
+    record_weights : keep the weights at every recorded step (``Training.weights``), at most
+        :data:`MAX_RECORDED_WEIGHTS` numbers in all.
+    progress : called now and then (about :data:`PROGRESS_CALLS` times per chunk of networks,
+        and once at the end) with the number of steps done so far, averaged over the networks
+        of the batch: it rises from 0 to ``steps`` (a large batch runs in chunks, one after the
+        other). Pure Python; what it does with the number is the caller's business.
 
     A cell whose loss or weights stop being finite, or whose loss exceeds
     :data:`DIVERGENCE_FACTOR` × its start, is frozen at its last good state and ``diverged_at``
@@ -241,15 +259,47 @@ def train(
     request = _Request.check(
         net, X, y, lr, steps, layer_lrs, loss, record, X_test, y_test, bool(track_kernel)
     )
+    if progress is not None and not callable(progress):
+        raise ValueError(f"progress must be a function of one whole number; got {progress!r:.60}.")
     data = _flatten(net, request)
     cells, recorded = request.cells, request.recorded
     out = _allocate(cells, recorded.size, net.depth, X_test is not None, request.track_kernel)
+    if record_weights:
+        out.weights = _weight_records(net.widths, cells, recorded.size)
     diverged = np.full(cells, -1, dtype=np.int64)
     chunk = _chunk_cells(net.widths, request.X.shape[-2], X_test, request.track_kernel, cells)
     for start in range(0, cells, chunk):
         span = slice(start, min(start + chunk, cells))
-        _Chunk(net, data, span, request).run(out, diverged, data.final)
+        report = _Progress(progress, request.steps, start, span.stop, cells)
+        _Chunk(net, data, span, request).run(out, diverged, data.final, report)
+    if progress is not None:
+        progress(request.steps)
     return _result(net, data, out, diverged, request)
+
+
+class _Progress:
+    """Tells ``progress`` how far one chunk of cells has got, as steps averaged over the whole
+    batch: cells before the chunk count as done, cells after it as not started."""
+
+    def __init__(self, progress, steps: int, start: int, stop: int, cells: int) -> None:
+        self.progress, self.steps = progress, steps
+        self.done, self.share = start / cells, (stop - start) / cells
+        self.every = max(1, steps // PROGRESS_CALLS)
+
+    def __call__(self, k: int) -> None:
+        if self.progress is not None and k % self.every == 0:
+            self.progress(int(self.steps * self.done + k * self.share))
+
+
+def _weight_records(widths: tuple[int, ...], cells: int, records: int) -> list[np.ndarray]:
+    parameters = sum(a * b for a, b in itertools.pairwise(widths))
+    if cells * records * parameters > MAX_RECORDED_WEIGHTS:
+        raise ValueError(
+            f"recording the weights of {cells} networks at {records} steps keeps "
+            f"{cells * records * parameters:,} numbers; at most {MAX_RECORDED_WEIGHTS:,}. Record "
+            "fewer steps, or smaller or fewer networks."
+        )
+    return [np.zeros((cells, records, b, a)) for a, b in itertools.pairwise(widths)]
 
 
 @dataclass
@@ -372,13 +422,43 @@ def _check_record(record: Any, steps: int) -> np.ndarray:
     return array
 
 
-def _check_work(widths, samples, X_test, cells, steps, records, track_kernel) -> None:
-    tests = 0 if X_test is None else X_test.shape[-2]
+def training_work(
+    widths: Sequence[int],
+    samples: int,
+    *,
+    steps: int,
+    records: int,
+    tests: int = 0,
+    cells: int = 1,
+    track_kernel: bool = True,
+) -> float:
+    """Estimated floating-point operations of a :func:`train` call (docs/networks.md, "Caps"):
+    ``cells × (steps × step flops + records × (test forward pass + NTK flops))`` — the
+    estimate that :data:`MAX_WORK` bounds, for a caller that wants to size its own request.
+
+    Per network and step, matmuls only: forward ``2n Σ n_l n_{l−1}``, weight gradients the
+    same, back-propagation ``2n Σ_{l≥2} n_l n_{l−1}``; a recorded NTK (N6) costs
+    ``2 Σ_l (P² n_l + n² n_{l−1})`` with ``P = n·d_out``, and the test set's forward pass a
+    third of a step on ``tests`` samples."""
+    widths = tuple(int(w) for w in widths)
     per_step = _step_flops(widths, samples)
     per_record = _step_flops(widths, tests) / 3 + (
         _kernel_flops(widths, samples) if track_kernel else 0.0
     )
-    work = cells * (steps * per_step + records * per_record)
+    return float(cells) * (steps * per_step + records * per_record)
+
+
+def _check_work(widths, samples, X_test, cells, steps, records, track_kernel) -> None:
+    tests = 0 if X_test is None else X_test.shape[-2]
+    work = training_work(
+        widths,
+        samples,
+        steps=steps,
+        records=records,
+        tests=tests,
+        cells=cells,
+        track_kernel=track_kernel,
+    )
     if work > MAX_WORK:
         raise ValueError(
             f"this run needs about {work:.2g} floating-point operations ({cells} networks × "
@@ -415,6 +495,7 @@ def _allocate(cells, records, depth, with_test, track_kernel) -> _Records:
         zeta=np.zeros((cells, records, max(depth - 1, 0))),
         activation_distance=empty(),
         parameter_distance=empty(),
+        weights=None,
     )
 
 
@@ -456,7 +537,9 @@ class _Chunk:
         self.weights_finite = np.ones(cells, dtype=bool)
         self.kernels = _KernelTracker(self) if track_kernel else None
 
-    def run(self, out: _Records, diverged: np.ndarray, final: list[np.ndarray]) -> None:
+    def run(
+        self, out: _Records, diverged: np.ndarray, final: list[np.ndarray], report: _Progress
+    ) -> None:
         span, passes = self.span, self.passes
         diverged_here = np.full(self.cells, -1, dtype=np.int64)
         with np.errstate(all="ignore"):  # a diverging cell may overflow; it is caught below
@@ -484,6 +567,7 @@ class _Chunk:
                     next_record += 1
                 if k == self.steps:
                     break
+                report(k)
                 self._step()
         diverged[span] = diverged_here
         for target, W in zip(final, self.current, strict=True):
@@ -548,6 +632,9 @@ class _Chunk:
             for W, W0 in zip(self.current, self.initial, strict=True)
         )
         out.parameter_distance[span, index] = np.sqrt(distance_sq)
+        if out.weights is not None:
+            for target, W in zip(out.weights, self.current, strict=True):
+                target[span, index] = W
 
 
 class _KernelTracker:
@@ -683,4 +770,5 @@ def _result(net, data, out, diverged, request: _Request) -> Training:
         diverged_at=int(diverged[0]) if batch == () else diverged.reshape(batch),
         lr=lr,
         objective=request.kind,
+        weights=None if out.weights is None else tuple(shaped(W) for W in out.weights),
     )

@@ -434,3 +434,67 @@ def test_memory_is_bounded_by_the_chunk_not_the_batch(monkeypatch):
         peaks.append(tracemalloc.get_traced_memory()[1])
         tracemalloc.stop()
     assert peaks[1] < 1.5 * peaks[0], peaks
+
+
+# -- what the dashboard needs of a run: its weights, its progress, its cost ----------------------
+
+
+def test_recorded_weights_are_the_weights_of_a_run_stopped_at_each_record():
+    X, y = nw.xor(12, seed=2)
+    net = nw.kunin_init(2, 6, tau=np.array([0.5, 1.5]), delta=np.array([[0.0], [0.4]]), seed=2)
+    record = [0, 3, 10]
+    run = nw.train(net, X, y, lr=0.05, steps=10, record=record, record_weights=True)
+    assert [W.shape for W in run.weights] == [(2, 2, 3, 6, 2), (2, 2, 3, 1, 6)]
+    for index, steps in enumerate(record):
+        short = nw.train(net, X, y, lr=0.05, steps=steps, record=[0], track_kernel=False)
+        for layer in range(2):
+            assert np.array_equal(run.weights[layer][..., index, :, :], short.final.weights[layer])
+    # and without the option nothing is kept
+    assert nw.train(net, X, y, lr=0.05, steps=2).weights is None
+
+
+def test_recorded_weights_of_a_diverged_cell_repeat_its_last_good_state():
+    X, y = nw.teacher_student(2, 1, 8, seed=0)
+    net = nw.gaussian_init([2, 5, 1], sigma=np.array([[1.0], [30.0]]), seed=0)
+    run = nw.train(net, X, y, lr=0.5, steps=40, record=[0, 20, 40], record_weights=True)
+    (stopped,) = np.flatnonzero(run.diverged_at >= 0)
+    assert np.array_equal(run.weights[0][stopped, -1], run.final.weights[0][stopped])
+    assert np.all(np.isfinite(run.weights[1]))
+
+
+def test_recording_too_many_weights_is_refused():
+    X, y = nw.xor(8, seed=0)
+    net = nw.gaussian_init([2, 1024, 1024, 1], seed=0)
+    with pytest.raises(ValueError, match="recording the weights"):
+        nw.train(net, X, y, lr=0.1, steps=10, record=np.arange(5), record_weights=True)
+
+
+def test_progress_rises_to_the_steps_over_every_chunk(monkeypatch):
+    monkeypatch.setattr(_train, "CHUNK_BUDGET", 2000)  # several chunks of cells
+    X, y = nw.teacher_student(2, 2, 10, seed=3)
+    net = nw.kunin_init(2, 8, tau=np.linspace(0.5, 1.5, 12), delta=0.0, seed=3)
+    heard = []
+    plain = nw.train(net, X, y, lr=0.05, steps=300, record=[0, 300])
+    run = nw.train(net, X, y, lr=0.05, steps=300, record=[0, 300], progress=heard.append)
+    assert len(heard) > 20 and heard[0] == 0 and heard[-1] == 300
+    assert all(isinstance(k, int) for k in heard) and heard == sorted(heard)
+    assert np.array_equal(run.loss, plain.loss)  # listening changes nothing
+    with pytest.raises(ValueError, match="progress"):
+        nw.train(net, X, y, lr=0.05, steps=3, progress=5)
+
+
+def test_training_work_counts_the_matmuls_of_steps_and_records():
+    widths, n, tests = (3, 7, 5, 2), 11, 4
+    # by hand: per step forward 2n Σ n_l n_{l−1}, weight gradients the same, back-propagation
+    # 2n Σ_{l≥2} n_l n_{l−1}; per record the test forward pass and the NTK (P = n·d_out)
+    products = [3 * 7, 7 * 5, 5 * 2]
+    step = 2 * n * (2 * sum(products) + products[1] + products[2])
+    test_step = 2 * tests * (2 * sum(products) + products[1] + products[2])
+    size = n * 2
+    kernel = 2 * (size**2 * 7 + n**2 * 3) + 2 * (size**2 * 5 + n**2 * 7)
+    kernel += 2 * (size**2 * 2 + n**2 * 5)
+    expected = 6 * (100 * step + 9 * (test_step / 3 + kernel))
+    got = nw.training_work(widths, n, steps=100, records=9, tests=tests, cells=6)
+    assert got == pytest.approx(expected, rel=1e-12)
+    untracked = nw.training_work(widths, n, steps=100, records=9, track_kernel=False)
+    assert untracked == pytest.approx(100 * step, rel=1e-12)

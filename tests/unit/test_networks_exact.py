@@ -121,3 +121,44 @@ def test_each_neurons_balance_drifts_by_order_lr(activation, loss):
     moved = np.max(np.abs(run.final.weights[1] - net.weights[1]))
     assert drifts[1] < 1e-2 * moved  # conserved, while the weights themselves move
     assert 1.8 < _ratio(drifts) < 2.2, drifts
+
+
+def test_a_linear_network_on_a_line_tends_to_its_linear_limit():
+    # n points on a line reduce to the finite-width model's single point (their Prop. 1):
+    # ρ = √(Σx²/n), ȳ = Σxy/(nρ), half its loss plus what no slope fits, half its rates
+    X, y, X_test, y_test = nw.regression_line(30, n_test=10, seed=3)
+    net = nw.gaussian_init([1, 8, 1], sigma=0.7, gamma=0.5, activation="linear", seed=3)
+    rates, horizon = [1.3, 0.6], 2.0
+    start = nw.linear_limit(net, X, y, [0.0], layer_lrs=rates, X_test=X_test, y_test=y_test)
+    assert start.loss[0] == pytest.approx(float(nw.loss_value(net, X, y)), rel=1e-12)
+    assert start.kernel_norm[0] == pytest.approx(
+        np.linalg.norm(nw.ntk(net, X, layer_lrs=rates)), rel=1e-12
+    )
+    np.testing.assert_allclose(start.slope[0] * X, nw.forward(net, X), rtol=1e-12)
+    errors = []
+    for lr in (4e-3, 2e-3):
+        steps = round(horizon / lr)
+        run = nw.train(net, X, y, lr=lr, steps=steps, layer_lrs=rates, X_test=X_test, y_test=y_test)
+        limit = nw.linear_limit(net, X, y, run.t, layer_lrs=rates, X_test=X_test, y_test=y_test)
+        scale = 20 * lr
+        assert np.allclose(run.loss, limit.loss, atol=scale * run.loss.max())
+        assert np.allclose(run.test_loss, limit.test_loss, atol=scale * run.test_loss.max())
+        assert np.allclose(run.zeta[:, 0], limit.zeta, atol=scale)
+        assert np.allclose(run.kernel_norm, limit.kernel_norm, rtol=scale)
+        assert np.allclose(run.parameter_distance, limit.parameter_distance, atol=scale)
+        slope = (run.final.weights[1] @ run.final.weights[0])[0, 0] * net.gamma
+        errors.append(abs(slope - limit.slope[-1]))
+    assert 1.8 < _ratio(errors) < 2.2, errors
+
+
+def test_the_linear_limit_applies_only_to_two_layer_linear_networks_on_a_line():
+    X, y = nw.regression_line(5, seed=0)
+    linear = nw.gaussian_init([1, 4, 1], activation="linear", seed=0)
+    assert nw.admits_linear_limit(linear, X)
+    assert not nw.admits_linear_limit(linear, X, loss="bce")
+    assert not nw.admits_linear_limit(nw.gaussian_init([1, 4, 1], seed=0), X)  # ReLU
+    assert not nw.admits_linear_limit(nw.gaussian_init([1, 4, 4, 1], activation="linear"), X)
+    assert not nw.admits_linear_limit(nw.gaussian_init([2, 4, 1], activation="linear"), X)
+    assert not nw.admits_linear_limit(linear, np.zeros((5, 1)))
+    with pytest.raises(ValueError, match="two-layer linear"):
+        nw.linear_limit(nw.gaussian_init([1, 4, 1], seed=0), X, y, [0.0])

@@ -148,3 +148,129 @@ def test_the_fit_rejects_bad_input():
         nw.fit_feature_learning_rate(K0, target, t, np.ones(5), eta=0.0)
     with pytest.raises(ValueError, match="K0"):
         nw.fit_feature_learning_rate(K0[None], target, t, np.ones(5))
+
+
+# -- kernels between two input sets, and the frozen flow at other inputs -------------------------
+
+
+@pytest.mark.parametrize("activation", nw.ACTIVATIONS)
+@pytest.mark.parametrize("widths", [[3, 6, 1], [3, 5, 4, 2], [2, 4, 3, 5, 3]])
+def test_the_kernel_between_two_sets_is_a_block_of_the_kernel_on_both(activation, widths):
+    net = nw.gaussian_init(widths, sigma=1.3, gamma=0.8, activation=activation, seed=len(widths))
+    X, Z = RNG.standard_normal((4, widths[0])), RNG.standard_normal((3, widths[0]))
+    rates = list(RNG.uniform(0.3, 2.0, len(widths) - 1))
+    whole = nw.ntk(net, np.concatenate([X, Z]), layer_lrs=rates)
+    d_out = widths[-1]
+    cross = nw.ntk_between(net, X, Z, layer_lrs=rates)
+    assert cross.shape == (4 * d_out, 3 * d_out)
+    np.testing.assert_allclose(cross, whole[: 4 * d_out, 4 * d_out :], rtol=1e-12, atol=1e-14)
+    same = nw.ntk_between(net, X, X, layer_lrs=rates)
+    np.testing.assert_allclose(same, nw.ntk(net, X, layer_lrs=rates), rtol=1e-12, atol=1e-14)
+
+
+def test_the_kernel_between_two_sets_broadcasts_over_a_batch():
+    tau = np.array([0.5, 1.0, 2.0])
+    net = nw.kunin_init(2, 6, tau=tau, delta=np.array([[-0.3], [0.3]]), seed=5)
+    X, Z = RNG.standard_normal((5, 2)), RNG.standard_normal((2, 3, 2))  # Z per δ row
+    cross = nw.ntk_between(net, X, Z[:, None], layer_lrs=[1.0, np.array([0.5, 1.0, 2.0])])
+    assert cross.shape == (2, 3, 5, 3)
+    for i, j in np.ndindex(2, 3):
+        single = nw.ntk_between(net.cell((i, j)), X, Z[i], layer_lrs=[1.0, [0.5, 1.0, 2.0][j]])
+        np.testing.assert_allclose(cross[i, j], single, rtol=1e-13, atol=1e-15)
+
+
+def test_kernel_flow_at_other_inputs_matches_the_matrix_exponential():
+    # the training residual r and the other outputs g obey one linear system:
+    # r' = −(1/n) K r, g' = −(1/n) K_× r — its exponential gives g(t) exactly
+    samples, others, d_out = 4, 3, 2
+    whole = _psd((samples + others) * d_out)
+    P = samples * d_out
+    K0, cross = whole[:P, :P], whole[P:, :P]
+    f0, g0 = RNG.standard_normal((samples, d_out)), RNG.standard_normal((others, d_out))
+    y = RNG.standard_normal((samples, d_out))
+    t = np.array([0.0, 0.5, 3.0, 50.0])
+    got = nw.kernel_flow_at(K0, cross, f0, g0, y, t)
+    assert got.shape == (4, others, d_out)
+    system = np.zeros((P + others * d_out,) * 2)
+    system[:P, :P], system[P:, :P] = -K0 / samples, -cross / samples
+    start = np.concatenate([(f0 - y).reshape(-1), g0.reshape(-1)])
+    for index, time in enumerate(t):
+        expected = (scipy.linalg.expm(system * time) @ start)[P:]
+        np.testing.assert_allclose(got[index].reshape(-1), expected, rtol=1e-9, atol=1e-11)
+    # with the training inputs as the other inputs it is the training flow itself
+    np.testing.assert_allclose(
+        nw.kernel_flow_at(K0, K0, f0, f0, y, t), nw.kernel_flow(K0, f0, y, t), atol=1e-12
+    )
+
+
+def test_kernel_flow_at_other_inputs_keeps_the_null_space_exact():
+    # a kernel with a zero eigenvalue: that mode's integral is t/n, not 0/0
+    K0 = np.diag([2.0, 0.0])
+    cross = np.array([[1.0, 3.0]])
+    got = nw.kernel_flow_at(K0, cross, np.zeros(2), np.zeros(1), np.ones(2), [4.0])[0, 0, 0]
+    # n = 2, r₀ = f₀ − y = (−1, −1): mode 1 (λ = 2) decays as −e^{−t}, mode 2 (λ = 0) stays −1,
+    # so g(4) = −(1/n) K_× ∫₀⁴ r = −½(1·(−(1 − e^{−4})) + 3·(−4))
+    assert got == pytest.approx((1 - np.exp(-4.0)) / 2 + 6.0, rel=1e-12)
+
+
+def test_specialization_matrix_by_hand():
+    # two outputs, three samples: subkernel 0 is yy of target 0, subkernel 1 the identity
+    y = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    K = np.zeros((3, 2, 3, 2))
+    K[:, 0, :, 0] = np.outer(y[:, 0], y[:, 0])
+    K[:, 1, :, 1] = np.eye(3)
+    K[:, 0, :, 1] = 0.1  # cross-output blocks do not enter
+    K[:, 1, :, 0] = 0.1
+    got = nw.specialization(K.reshape(6, 6), y)
+
+    def align(kernel, v):
+        return v @ kernel @ v / (np.linalg.norm(kernel) * (v @ v))
+
+    subs = [np.outer(y[:, 0], y[:, 0]), np.eye(3)]
+    raw = np.array([[align(s, y[:, c]) for c in range(2)] for s in subs])
+    np.testing.assert_allclose(got, raw / raw.mean(axis=0), rtol=1e-12)
+    assert got[0, 0] > 1 > got[1, 0]  # kernel 0 has specialised to target 0
+
+
+def test_power_law_exponent_reads_the_slope_and_skips_the_rounding_tail():
+    k = np.arange(1, 41, dtype=float)
+    values = 3.0 * k**-1.7
+    values[30:] = 1e-17  # a spectrum's rounding tail
+    assert nw.power_law_exponent(values) == pytest.approx(1.7, rel=1e-10)
+    assert nw.power_law_exponent(np.array([1.0, 1e-20, 1e-20])) is None
+
+
+def test_equivalent_gamma_keeps_the_final_alignment():
+    # A∞ of optimal feature evolution (eq. 20) depends on γ‖y‖²/‖K₀‖ only
+    K_net, y_net = _psd(6), RNG.standard_normal(6)
+    unit = K_net / np.linalg.norm(K_net)
+    K_other, y_other = _psd(9) * 7.0, RNG.standard_normal(9) * 0.2
+    gamma = 0.37
+    carried = nw.equivalent_gamma(gamma, y_net, K_other, y_other)
+
+    def final(kernel, y, rate):
+        end = kernel + rate * np.outer(y, y)
+        return y @ end @ y / (np.linalg.norm(end) * (y @ y))
+
+    assert final(K_other, y_other, carried) == pytest.approx(
+        fe.final_alignment(K_other, y_other, carried), rel=1e-12
+    )
+    # same γ‖y‖²/‖K‖: the same A∞ when both tasks have the same shape
+    scaled = nw.equivalent_gamma(gamma, y_net, 5.0 * unit, 2.0 * y_net)
+    assert final(5.0 * unit, 2.0 * y_net, scaled) == pytest.approx(
+        final(unit, y_net, gamma), rel=1e-12
+    )
+
+
+def test_active_units_count_the_hidden_signs():
+    net = nw.gaussian_init([2, 5, 4, 1], sigma=1.5, seed=3)
+    X = RNG.standard_normal((7, 2))
+    W1, W2, _ = net.weights
+    z1 = X @ W1.T
+    z2 = np.maximum(z1, 0) @ W2.T
+    expected = np.sum(z1 > 0, axis=1) + np.sum(z2 > 0, axis=1)
+    assert np.array_equal(nw.active_units(net, X), expected)
+    batch = nw.kunin_init(2, 4, tau=np.array([0.5, 2.0]), delta=0.0, seed=1)
+    counts = nw.active_units(batch, X)
+    assert counts.shape == (2, 7)
+    assert np.array_equal(counts[1], nw.active_units(batch.cell(1), X))
