@@ -11,7 +11,8 @@ Every array may carry leading batch axes, so a whole τ × δ grid of networks (
   (Shan & Bordelon's γ);
 * data sets :func:`teacher_student`, :func:`xor`, :func:`two_gaussians`,
   :func:`regression_line`, :func:`digits`;
-* :func:`linear_limit` (the exact finite-width solution a linear network tends to).
+* :func:`linear_limit` (the exact finite-width solution a linear network tends to) and
+  :func:`scenario` (the data, network and training settings a dashboard view poses).
 """
 
 from ._data import (
@@ -48,6 +49,19 @@ from ._model import (
     forward,
     stack,
 )
+from ._scenario import (
+    DATA_SETS,
+    DATA_STREAM,
+    DIGIT_CLASSES,
+    INITS,
+    WEIGHT_STREAM,
+    Data,
+    FrozenKernel,
+    Scenario,
+    data_set,
+    layer_rates,
+    scenario,
+)
 from ._train import (
     CHUNK_BUDGET,
     DIVERGENCE_FACTOR,
@@ -67,7 +81,11 @@ from ._train import (
 __all__ = [
     "ACTIVATIONS",
     "CHUNK_BUDGET",
+    "DATA_SETS",
+    "DATA_STREAM",
+    "DIGIT_CLASSES",
     "DIVERGENCE_FACTOR",
+    "INITS",
     "LEAKY_SLOPE",
     "MAX_CELLS",
     "MAX_DEPTH",
@@ -82,13 +100,18 @@ __all__ = [
     "MAX_WIDTH",
     "MAX_WORK",
     "SCALINGS",
+    "WEIGHT_STREAM",
+    "Data",
     "FeatureLearningFit",
+    "FrozenKernel",
     "LinearLimit",
     "Network",
+    "Scenario",
     "Training",
     "active_units",
     "admits_linear_limit",
     "alpha_from_tau_delta",
+    "data_set",
     "default_record",
     "digit_bundle",
     "digits",
@@ -101,12 +124,14 @@ __all__ = [
     "kernel_flow_at",
     "kunin_init",
     "layer_alignments",
+    "layer_rates",
     "linear_limit",
     "loss_value",
     "ntk",
     "ntk_between",
     "power_law_exponent",
     "regression_line",
+    "scenario",
     "specialization",
     "stack",
     "teacher_student",
