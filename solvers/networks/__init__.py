@@ -24,7 +24,15 @@ from ._data import (
     two_gaussians,
     xor,
 )
-from ._evaluate import active_units, gradient, loss_value, ntk, ntk_between
+from ._evaluate import (
+    active_units,
+    gradient,
+    loss_value,
+    neuron_vectors,
+    ntk,
+    ntk_between,
+    outputs_and_active_units,
+)
 from ._init import SCALINGS, alpha_from_tau_delta, gaussian_init, kunin_init
 from ._kernels import (
     MAX_FIT_SIZE,
@@ -127,8 +135,10 @@ __all__ = [
     "layer_rates",
     "linear_limit",
     "loss_value",
+    "neuron_vectors",
     "ntk",
     "ntk_between",
+    "outputs_and_active_units",
     "power_law_exponent",
     "regression_line",
     "scenario",

@@ -12,7 +12,15 @@ from ._engine import Passes, cross_ntk_from_passes, ntk_from_passes, objective
 from ._model import MAX_ELEMENTS, Network, broadcast_batch, check_inputs
 from ._train import _cells_of, _check_layer_lrs, _check_loss, _check_targets, _per_cell
 
-__all__ = ["active_units", "gradient", "loss_value", "ntk", "ntk_between"]
+__all__ = [
+    "active_units",
+    "gradient",
+    "loss_value",
+    "neuron_vectors",
+    "ntk",
+    "ntk_between",
+    "outputs_and_active_units",
+]
 
 
 def _single_passes(net: Network, X: np.ndarray, extra_shapes, extra_names):
@@ -118,9 +126,36 @@ def active_units(net: Network, X: np.ndarray) -> np.ndarray:
     """How many hidden units are active (``z > 0``) at each input, ``(..., n)``, pooled over the
     hidden layers: the activation pattern that partitions the input space into the convex
     regions of Kunin et al. Fig. 5 (their parity colours the regions; docs/networks.md (N9))."""
+    return outputs_and_active_units(net, X)[1]
+
+
+def outputs_and_active_units(net: Network, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(forward(net, X), active_units(net, X))`` from one forward pass: the outputs
+    ``(..., n, d_out)`` and the active hidden units ``(..., n)``."""
+    if not isinstance(net, Network):
+        raise ValueError(f"net must be a Network; got {net!r:.60}.")
     X = check_inputs("X", X, net.d_in)
+    batch = broadcast_batch([net.batch_shape, X.shape[:-2]], ["net", "X"])
+    largest = math.prod(batch) * X.shape[-2] * max(net.widths)
+    if largest > MAX_ELEMENTS:
+        raise ValueError(
+            f"this forward pass would hold {largest:,} values per layer (batch {batch}, "
+            f"{X.shape[-2]} samples); at most {MAX_ELEMENTS:,}. Use fewer samples or a smaller "
+            "batch."
+        )
     passes, _, _, batch = _single_passes(net, X, [], [])
     counts = sum(np.count_nonzero(pattern, axis=-1) for pattern in passes.patterns())
     if isinstance(counts, int):  # no hidden layer
-        return np.zeros((*batch, X.shape[-2]), dtype=np.int64)
-    return counts.reshape((*batch, X.shape[-2]))
+        counts = np.zeros((math.prod(batch), X.shape[-2]), dtype=np.int64)
+    outputs = passes.output.reshape((*batch, *passes.output.shape[1:]))
+    return outputs, counts.reshape((*batch, X.shape[-2]))
+
+
+def neuron_vectors(net: Network) -> np.ndarray:
+    """Each hidden neuron's ``|aᵢ| wᵢ`` of a two-layer network with one output, ``(..., h, d_in)``:
+    the points whose paths Kunin et al.'s Fig. 1a draws (for the ReLU network the neuron's
+    function is ``aᵢ σ(wᵢᵀx) = sgn(aᵢ) σ(|aᵢ|wᵢᵀx)``, so its size and direction are in them)."""
+    if not isinstance(net, Network) or net.depth != 2 or net.d_out != 1:
+        raise ValueError("neuron_vectors needs a two-layer network with one output.")
+    first, second = net.weights
+    return np.abs(np.swapaxes(second, -1, -2)) * first

@@ -274,3 +274,26 @@ def test_active_units_count_the_hidden_signs():
     counts = nw.active_units(batch, X)
     assert counts.shape == (2, 7)
     assert np.array_equal(counts[1], nw.active_units(batch.cell(1), X))
+
+
+def test_neuron_vectors_are_each_neurons_read_out_size_times_its_weights():
+    net = nw.kunin_init(2, 6, tau=np.array([0.5, 2.0]), delta=0.3, seed=4)
+    got = nw.neuron_vectors(net)
+    assert got.shape == (2, 6, 2)
+    for cell in range(2):
+        first, second = net.cell(cell).weights
+        for i in range(6):
+            np.testing.assert_allclose(got[cell, i], abs(second[0, i]) * first[i], rtol=1e-15)
+    with pytest.raises(ValueError, match="two-layer"):
+        nw.neuron_vectors(nw.gaussian_init([2, 3, 3, 1]))
+
+
+def test_outputs_and_active_units_come_from_one_pass():
+    net = nw.gaussian_init([2, 6, 5, 2], sigma=1.3, activation="leaky_relu", seed=8)
+    X = RNG.standard_normal((9, 2))
+    outputs, active = nw.outputs_and_active_units(net, X)
+    np.testing.assert_array_equal(outputs, nw.forward(net, X))
+    np.testing.assert_array_equal(active, nw.active_units(net, X))
+    with pytest.raises(ValueError, match="at most"):
+        big = nw.kunin_init(2, 2000, tau=np.ones(10), delta=0.0)
+        nw.outputs_and_active_units(big, np.ones((1900, 2)))
