@@ -17,6 +17,7 @@ from app.views import VIEWS
 from solvers import feature_evolution as fe
 from solvers import finite_width as fw
 from solvers import lambda_balanced as lb
+from solvers import networks as nw
 from solvers import single_neuron as sn
 from tests.e2e.conftest import screenshot
 
@@ -399,12 +400,73 @@ def _kernel_alignment_map_check(values, tables):
         assert table["final_alignment"][index] == pytest.approx(expected, rel=1e-10)
 
 
+def _teacher_student_network(values, tau, delta):
+    """Kunin et al.'s teacher–student set-up from the views' seeding convention: data from the
+    generator seeded [seed, 0], the symmetrised student's base draw from [seed, 1]."""
+    X, y, X_test, y_test = nw.teacher_student(
+        values["d"],
+        values["k"],
+        values["n"],
+        n_test=values["n_test"],
+        seed=np.random.default_rng([values["seed"], 0]),
+    )
+    net = nw.kunin_init(
+        values["d"],
+        values["width"],
+        tau=tau,
+        delta=delta,
+        seed=np.random.default_rng([values["seed"], 1]),
+        activation=values["activation"],
+    )
+    return X, y, X_test, y_test, net
+
+
+def _networks_expected(values, t):
+    """The frozen-NTK flow (N15) of the default network: f(t) = y + e^{−K₀t/n}(f₀ − y)."""
+    assert values["data"] == "teacher" and values["init"] == "kunin" and values["loss"] == "mse"
+    assert values["rate_ratio"] == 1.0  # layer rates 1
+    X, y, _, _, net = _teacher_student_network(values, values["tau"], values["delta"])
+    K0 = nw.ntk(net, X)
+    r0 = (nw.forward(net, X) - y)[:, 0]
+    values_k, vectors = np.linalg.eigh(K0)
+    residual = [
+        vectors @ (np.exp(-np.maximum(values_k, 0) * s / len(y)) * (vectors.T @ r0)) for s in t
+    ]
+    return {"loss": np.array([0.5 * np.mean(r**2) for r in residual])}
+
+
+def _networks_map_check(values, tables):
+    """Cells of the map against single networks trained with lr = c/τ² (Kunin et al. D.1)."""
+    ((name, table),) = tables.items()
+    assert name == f"map after {values['steps']} steps"
+    assert len(table["tau"]) == values["resolution"] ** 2
+    for index in np.random.default_rng(2).integers(0, len(table["tau"]), 3):
+        tau, delta, lr = table["tau"][index], table["delta"][index], table["lr"][index]
+        assert lr == pytest.approx(values["rate"] / tau**2, rel=1e-9)
+        X, y, X_test, y_test, net = _teacher_student_network(values, tau, delta)
+        run = nw.train(
+            net,
+            X,
+            y,
+            lr=lr,
+            steps=values["steps"],
+            record=[0, values["steps"]],
+            X_test=X_test,
+            y_test=y_test,
+        )
+        assert table["test_loss"][index] == pytest.approx(run.test_loss[-1], rel=1e-8)
+        assert table["kernel_distance"][index] == pytest.approx(
+            run.kernel_distance[-1], rel=1e-6, abs=1e-12
+        )
+
+
 #: checks of a map's download against independent solver calls, for its default state
 MAP_CHECKS = {
     "lambda-balanced-map": _lambda_balanced_map_check,
     "kernel-alignment-map": _kernel_alignment_map_check,
     "single-neuron-map": _single_neuron_map_check,
     "finite-width-map": _finite_width_map_check,
+    "networks-map": _networks_map_check,
 }
 
 #: independent solver calls for each view's default state (the test's own parameter mapping)
@@ -413,6 +475,7 @@ EXPECTED = {
     "finite-width": _finite_width_expected,
     "lambda-balanced": _lambda_balanced_expected,
     "kernel-alignment": _kernel_alignment_expected,
+    "networks": _networks_expected,
 }
 
 

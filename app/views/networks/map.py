@@ -1,0 +1,441 @@
+"""Kunin et al.'s map of lazy and rich learning in nonlinear networks (*Get rich quick*, Fig. 1b
+and Fig. 10): the test loss, the kernel distance and the activation patterns changed after
+training, over the initial scale τ × the balance δ of a two-layer teacher–student network.
+
+The whole grid is one batch of :func:`solvers.networks.scenario` (``kunin_init`` with τ and δ
+arrays, ``lr = c/τ²`` per row as in the paper), trained at once; a click on a cell opens exactly
+that network in the network view (the same data, seed, τ, δ, lr and steps). The maths is
+:mod:`solvers.networks` (docs/networks.md (N5)–(N13)); the plots are :mod:`.map_plots`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from solvers import networks as nw
+
+from ...core.clicks import ClickPoint, Link, nearest_index
+from ...core.downloads import Tables
+from ...core.presets import Preset
+from ...core.state import choice, integer, number, switch
+from ...core.view import View
+from . import map_plots as plots
+from . import trajectory
+from .results import BACKGROUND, background
+
+TRAJECTORY = trajectory.VIEW.spec.by_name
+#: Kunin et al.'s τ range (logarithmic); δ runs over ±(largest |δ|)
+TAU_RANGE = (0.1, 2.0)
+#: the longest a map may train, estimated as :func:`seconds` does: ten minutes as a background
+#: job; a couple of seconds where every request holds a server worker (whose timeout is 30 s)
+#: and the page waits for it. A larger request has fewer cells or steps, and its message says
+#: so first.
+MAP_SECONDS = 600.0 if BACKGROUND else 3.0
+#: above this many seconds the map's first message says how long it takes
+SAY_SECONDS = 5.0
+#: this machine's pace on a batch of networks (one core, measured with
+#: benchmarks/networks_callbacks.py): floating-point operations a second, and the fixed cost of
+#: one network's step, which a batch shares out but cannot avoid
+FLOPS_PER_SECOND = 2.5e10
+SECONDS_PER_CELL_STEP = 2.5e-6
+#: weights of the networks trained in one call (a few copies of them live at once): 16 MB
+CALL_WEIGHTS = 2**21
+#: the map records its networks at the start and at the end only
+RECORD_ENDS = 2
+#: a map is computed in the background (once the harness runs jobs) above this many seconds
+HEAVY_SECONDS = 1.0
+#: the paper's own sizes (Kunin et al. App. D.1, Fig. 1b)
+PAPER_SCALE = {"d": 100, "n": 1000, "width": 50}
+
+
+@dataclass(frozen=True)
+class Controls:
+    activation: str = choice(
+        "activation",
+        "relu",
+        nw.ACTIVATIONS,
+        trajectory.ACTIVATION_LABELS,
+        help="Kunin et al. use ReLU; the others are a control",
+    )
+    d: int = integer("input size d", 2, 2, 100)
+    k: int = integer("teacher units k", 3, 1, 10)
+    n: int = integer("training points n", 20, 4, 1000)
+    n_test: int = integer("test points", 200, 0, 1000)
+    width: int = integer("width h", 50, 2, 200, step=2)
+    resolution: int = integer("cells per side", 16, 4, 32, help="At most 32 × 32 = 1,024 networks")
+    spread: float = number("largest |δ|", 1.0, 0.25, 5.0, step=0.25, help="δ runs from −|δ| to |δ|")
+    rate: float = number(
+        "learning-rate constant c (lr = c/τ²)",
+        5e-3,
+        1e-3,
+        0.1,
+        log=True,
+        help="Kunin et al.: lr = 5·10⁻³/τ², so every cell moves its kernel at a similar pace",
+    )
+    steps: int = integer("steps", 2000, 10, 20_000, step=10)
+    seed: int = integer("seed", 0, 0, 999, help="Draws the teacher, the data and the base weights")
+    labels: bool = switch("write the regimes on the map", True, physics=False)
+
+
+GROUPS = (
+    ("Networks and data", ("activation", "d", "k", "n", "n_test", "width")),
+    ("Map and training", ("resolution", "spread", "rate", "steps", "seed", "labels")),
+)
+
+#: Kunin et al. Fig. 1b at a size this machine draws on the paper-figures page
+FIG_1B = {"resolution": 12, "d": 2, "n": 20, "steps": 2000, "spread": 1.0, "rate": 5e-3}
+
+PRESETS = (
+    Preset(
+        "fig-1b-test-loss-and-kernel-distance",
+        "Fig. 1b — kernel distance over scale τ and balance δ",
+        "12 × 12 ReLU students (h = 50) of a k = 3 teacher on 20 points in d = 2, 2,000 steps of "
+        "lr = 5·10⁻³/τ² (the paper: d = 100, n = 1,000, 10⁵ steps): the kernel moves at small "
+        "τ, most where δ > 0.",
+        FIG_1B,
+        figure="Fig. 1b",
+        panel="kernel",
+    ),
+    Preset(
+        "fig-1b-test-loss",
+        "Fig. 1b — test loss over scale τ and balance δ",
+        "The same grid: the test loss is lowest at small τ and upstream δ, where learning is "
+        "rapid and rich.",
+        FIG_1B,
+        figure="Fig. 1b",
+        panel="test_loss",
+    ),
+    Preset(
+        "tanh-control",
+        "Control: tanh students",
+        "The same map with tanh students (c = 10⁻³): tanh is not homogeneous, so δ is not "
+        "conserved and the map changes its shape.",
+        {"activation": "tanh", "resolution": 12, "rate": 1e-3},
+    ),
+    Preset(
+        "the-papers-sizes-d-100-n-1000",
+        "The paper's sizes: d = 100, n = 1,000, h = 50",
+        "Kunin et al.'s own networks on a 16 × 16 grid for 2,000 steps (they trained 10⁵): "
+        "about 7 minutes, as a background job; where the server runs none, the map is cut to a "
+        "few seconds' work, and its message says how.",
+        PAPER_SCALE | {"resolution": 16, "steps": 2000},
+    ),
+    Preset(
+        "larger-inputs-d-10",
+        "Larger inputs: d = 10, n = 100",
+        "Closer to the paper's set-up (d = 100, n = 1,000): about ten times the default's work.",
+        {"d": 10, "n": 100, "resolution": 12, "steps": 2000},
+    ),
+)
+
+INTRO = (
+    r"Kunin et al.'s phase portrait for nonlinear networks: two-layer ReLU students "
+    r"$f(x) = \sum_i a_i\,\sigma(w_i^\top x)$ of a narrow ReLU teacher, started at scale $\tau$ "
+    r"($|a_i|\,\|w_i\| = \tau^2$, $f \equiv 0$) and balance $\delta = a_i^2 - \|w_i\|^2$ "
+    r"(conserved by gradient flow), trained with $\mathrm{lr} = c/\tau^2$. Large $\tau$ is lazy "
+    r"(the kernel stays put), small $\tau$ rich — and rapidly rich, with the lowest test loss, "
+    r"when upstream ($\delta > 0$). The whole grid trains as one batch. Click a cell to open that "
+    r"network."
+)
+
+
+# -- the grid -----------------------------------------------------------------------------------
+
+
+def _ten_digits(values: np.ndarray) -> np.ndarray:
+    """Values as a link carries them (10 significant digits): a clicked cell opens on exactly
+    its own numbers; ``+ 0.0`` turns −0 into 0."""
+    return np.array([float(f"{v:.10g}") + 0.0 for v in np.asarray(values, dtype=float)])
+
+
+def grid(controls: Controls) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(τ of each row, δ of each column, lr of each row = c/τ²)."""
+    taus = _ten_digits(np.geomspace(*TAU_RANGE, controls.resolution))
+    deltas = _ten_digits(np.linspace(-controls.spread, controls.spread, controls.resolution))
+    return taus, deltas, _ten_digits(controls.rate / taus**2)
+
+
+def _work(controls: Controls, steps: int) -> float:
+    widths = (controls.d, controls.width, 1)
+    cells = controls.resolution**2
+    return nw.training_work(
+        widths, controls.n, steps=steps, records=RECORD_ENDS, tests=controls.n_test, cells=cells
+    )
+
+
+def _seconds(controls: Controls, steps: int) -> float:
+    cell_steps = controls.resolution**2 * steps
+    return _work(controls, steps) / FLOPS_PER_SECOND + cell_steps * SECONDS_PER_CELL_STEP
+
+
+def within_budget(controls: Controls) -> Controls:
+    """The map the controls ask for, within :data:`MAP_SECONDS`: fewer cells per side if the
+    NTKs at the start and the end alone would take half of it, then as many of the steps as
+    the rest allows."""
+    resolution = controls.resolution
+    while resolution > 2 and _seconds(dataclasses.replace(controls, resolution=resolution), 0) > (
+        MAP_SECONDS / 2
+    ):
+        resolution -= 1
+    fitted = dataclasses.replace(controls, resolution=resolution)
+    base = _seconds(fitted, 0)
+    per_step = _seconds(fitted, 1) - base
+    steps = int(min(controls.steps, max(1, (MAP_SECONDS - base) // per_step)))
+    return dataclasses.replace(fitted, steps=steps)
+
+
+def seconds(controls: Controls) -> float:
+    """About how long the map takes on this machine."""
+    fitted = within_budget(controls)
+    return _seconds(fitted, fitted.steps)
+
+
+def heavy(controls: Controls) -> bool:
+    return seconds(controls) > HEAVY_SECONDS
+
+
+def scenario(controls: Controls, rows: slice = slice(None)):
+    """The map's networks (rows ``rows`` of the grid) as one batched scenario (for controls
+    within the budget, :func:`within_budget`)."""
+    taus, deltas, rates = grid(controls)
+    return nw.scenario(
+        "teacher",
+        d=controls.d,
+        k=controls.k,
+        n=controls.n,
+        n_test=controls.n_test,
+        activation=controls.activation,
+        width=controls.width,
+        init="kunin",
+        tau=taus[rows, None],
+        delta=deltas[None, :],
+        lr=rates[rows, None] * np.ones((1, deltas.size)),
+        steps=controls.steps,
+        seed=controls.seed,
+    )
+
+
+# -- the result ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Map:
+    taus: np.ndarray  #: (S,) τ of each row
+    deltas: np.ndarray  #: (D,) δ of each column
+    rates: np.ndarray  #: (S,) lr of each row
+    steps: int  #: steps trained
+    loss: np.ndarray  #: (S, D) training loss at the end
+    test_loss: np.ndarray | None  #: (S, D)
+    kernel_distance: np.ndarray  #: (S, D) S(0, t) at the end
+    activation_distance: np.ndarray  #: (S, D)
+    parameter_distance: np.ndarray  #: (S, D)
+    diverged: np.ndarray  #: (S, D) step at which a cell diverged, −1 if it did not
+
+
+Report = Callable[[float, str], None]
+
+
+def _rows_per_call(controls: Controls, steps: int) -> int:
+    """Rows of the grid per training call: each call stays within the engine's MAX_WORK, and
+    its networks' weights (which the call copies a few times) within :data:`CALL_WEIGHTS`."""
+    per_row = _work(controls, steps) / controls.resolution
+    by_work = nw.MAX_WORK // max(per_row, 1.0)
+    parameters = controls.width * (controls.d + 1)
+    by_memory = CALL_WEIGHTS // (parameters * controls.resolution)
+    return int(max(1, min(controls.resolution, by_work, by_memory)))
+
+
+def compute_job(controls: Controls, report: Report) -> Map:
+    """The map, telling ``report`` how far it has got (a few calls of the engine, each one
+    batch of rows, each telling its progress step by step)."""
+    controls = within_budget(controls)
+    steps, size = controls.steps, controls.resolution
+    block = _rows_per_call(controls, steps)
+    parts = []
+    for start in range(0, size, block):
+        rows = slice(start, min(start + block, size))
+        done = start / size
+        share = (rows.stop - start) / size
+
+        def heard(k: int, done=done, share=share) -> None:
+            fraction = done + share * k / max(steps, 1)
+            report(0.99 * fraction, f"training: {fraction:.0%} of {size * size} networks' steps")
+
+        run = scenario(controls, rows).train(record=np.array([0, steps]), progress=heard)
+        parts.append(_ends(run))  # not the run: its trained weights would pile up
+    report(1.0, "done")
+    taus, deltas, rates = grid(controls)
+    joined = {name: np.concatenate([part[name] for part in parts]) for name in parts[0]}
+    return Map(taus, deltas, rates, steps, **{"test_loss": None} | joined)
+
+
+#: what the map keeps of each network's records: the values at the end
+ENDS = ("loss", "test_loss", "kernel_distance", "activation_distance", "parameter_distance")
+
+
+def _ends(run: nw.Training) -> dict[str, np.ndarray]:
+    found = {name: getattr(run, name)[..., -1] for name in ENDS if getattr(run, name) is not None}
+    return found | {"diverged": np.asarray(run.diverged_at)}
+
+
+def _quiet(fraction: float, text: str) -> None:
+    """No one listens to a synchronous map."""
+
+
+def compute(controls: Controls) -> Map:
+    return compute_job(controls, _quiet)
+
+
+# -- summary, messages, downloads ---------------------------------------------------------------
+
+
+def _time_text(value: float) -> str:
+    if value < 90:
+        return f"about {max(value, 0.1):.2g} s"
+    return f"about {value / 60:.2g} minutes"
+
+
+def facts(controls: Controls, result: Map) -> list[tuple[str, str]]:
+    cells, name = result.kernel_distance.size, controls.activation.replace("_", " ")
+    items = [
+        (
+            "the map",
+            f"{cells:,} {name} students {controls.d} → {controls.width} → 1 of a ReLU teacher "
+            f"with k = {controls.k} units",
+        ),
+        (
+            "training",
+            f"{result.steps:,} steps of lr = {controls.rate:g}/τ² on n = {controls.n} points "
+            f"(t = {controls.rate * result.steps:.3g}/τ²)",
+        ),
+        (
+            "kernel distance S(0, t)",
+            f"from {result.kernel_distance.min():.3g} to {result.kernel_distance.max():.3g}",
+        ),
+    ]
+    if result.test_loss is not None:
+        best = np.unravel_index(np.argmin(result.test_loss), result.test_loss.shape)
+        items.append(
+            (
+                "lowest test loss",
+                f"{result.test_loss[best]:.3g} at τ = {result.taus[best[0]]:.3g}, "
+                f"δ = {result.deltas[best[1]]:.3g}",
+            )
+        )
+    return items
+
+
+def notes(controls: Controls, result: Map) -> list[str]:
+    messages, cells = [], result.kernel_distance.size
+    cut = result.steps < controls.steps or cells < controls.resolution**2
+    if seconds(controls) > SAY_SECONDS or cut:
+        messages.append(
+            f"Expected time: {_time_text(seconds(controls))} on this machine, for {cells:,} "
+            f"networks {controls.d} → {controls.width} → 1 on {controls.n:,} points."
+        )
+    if cut:
+        side = result.taus.size
+        messages.append(
+            f"A map may train for about {MAP_SECONDS:g} s here: it has {side} × {side} cells and "
+            f"trains {result.steps:,} of the {controls.steps:,} steps asked for. Fewer cells, "
+            "points, or a smaller d or width allow more."
+        )
+    stopped = int(np.count_nonzero(result.diverged >= 0))
+    if stopped:
+        messages.append(
+            f"{stopped} of the {result.diverged.size} networks diverged (lr = c/τ² is too large "
+            "for them); each is shown at its last finite state. A smaller c avoids it."
+        )
+    return messages
+
+
+def tables(controls: Controls, result: Map) -> Tables:
+    taus, deltas = np.meshgrid(result.taus, result.deltas, indexing="ij")
+    rates = np.broadcast_to(result.rates[:, None], taus.shape)
+    columns = {
+        "tau": taus.ravel(),
+        "delta": deltas.ravel(),
+        "lr": rates.ravel(),
+        "loss": result.loss.ravel(),
+        "kernel_distance": result.kernel_distance.ravel(),
+        "activation_distance": result.activation_distance.ravel(),
+        "parameter_distance": result.parameter_distance.ravel(),
+        "diverged_at": result.diverged.ravel().astype(float),
+    }
+    if result.test_loss is not None:
+        columns["test_loss"] = result.test_loss.ravel()
+    return {f"map after {result.steps} steps": columns}
+
+
+# -- clicks -------------------------------------------------------------------------------------
+
+
+def cell_values(controls: Controls, row: int, column: int) -> dict:
+    """The network view's controls for the cell (row τ, column δ): exactly that network."""
+    controls = within_budget(controls)
+    taus, deltas, rates = grid(controls)
+    return {
+        "data": "teacher",
+        "d": controls.d,
+        "k": controls.k,
+        "n": controls.n,
+        "n_test": controls.n_test,
+        "activation": controls.activation,
+        "depth": 2,
+        "width": controls.width,
+        "init": "kunin",
+        "tau": float(taus[row]),
+        "delta": float(deltas[column]),
+        "loss": "mse",
+        "rate_ratio": 1.0,
+        "lr": float(rates[row]),
+        "steps": controls.steps,
+        "seed": controls.seed,
+        "log_time": True,
+    }
+
+
+def open_cell(controls: Controls, point: ClickPoint) -> Link | None:
+    """The clicked cell in the network view: from its grid indices when the browser sends
+    them, else the grid point nearest its coordinates (they travel as float32)."""
+    taus, deltas, _ = grid(within_budget(controls))
+    found = point.cell(taus.size, deltas.size)
+    if found is None:
+        if point.x is None or point.y is None or point.y <= 0:
+            return None
+        row, column = nearest_index(taus, point.y, log=True), nearest_index(deltas, point.x)
+        if row is None or column is None or not math.isfinite(point.x):
+            return None
+        found = (row, column)
+    return Link(trajectory.VIEW, cell_values(controls, *found))
+
+
+VIEW = View(
+    key="networks-map",
+    path="/networks/map",
+    title="Networks: Kunin et al.'s map of lazy and rich",
+    nav_title="Networks map",
+    summary=(
+        "Kunin et al.'s Fig. 1b with real ReLU networks: test loss, kernel distance and "
+        "activation patterns over initial scale τ × balance δ, the whole grid trained as one "
+        "batch. Click a cell to open that network."
+    ),
+    intro=INTRO,
+    controls=Controls,
+    compute=compute,
+    result_type=Map,
+    panels=plots.PANELS,
+    facts=facts,
+    tables=tables,
+    presets=PRESETS,
+    groups=GROUPS,
+    notes=notes,
+    clicks={"kernel": open_cell, "test_loss": open_cell, "activation": open_cell},
+    map_of=trajectory.VIEW.key,
+    **background(heavy, compute_job),
+)

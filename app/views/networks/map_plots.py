@@ -1,0 +1,120 @@
+"""The network map's plots, one function each: the kernel distance, the test loss and the share of
+activation patterns changed after training, each over scale τ × balance δ (Kunin et al. Fig. 1b
+and Fig. 10)."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ...core.panel import Figure, Panel
+from ...ui import figures as fig
+from .trajectory_plots import unavailable
+
+if TYPE_CHECKING:
+    from .map import Controls, Map
+
+X_TITLE = "balance δ = aᵢ² − ‖wᵢ‖²  (downstream < 0 < upstream)"
+
+
+def _labels(controls: Controls, result: Map) -> list[tuple[float, float, str]]:
+    if not controls.labels:
+        return []
+    low, high = float(result.taus[0]), float(result.taus[-1])
+    small = low * (high / low) ** 0.12
+    edge = float(result.deltas[-1])
+    return [
+        (0.0, high / (high / low) ** 0.1, "lazy"),
+        (0.6 * edge, small, "rapid rich"),
+        (-0.6 * edge, small, "rich"),
+    ]
+
+
+def _map(controls: Controls, result: Map, z: np.ndarray, colorbar: str, **options) -> Figure:
+    return fig.portrait(
+        z,
+        result.deltas,
+        result.taus,
+        x_title=X_TITLE,
+        y_title="initial scale τ",
+        colorbar=colorbar,
+        log_y=True,
+        labels=_labels(controls, result),
+        height=400,
+        **options,
+    )
+
+
+def draw_kernel(controls: Controls, result: Map) -> Figure:
+    distance = result.kernel_distance
+    return _map(
+        controls,
+        result,
+        distance,
+        "S(0, t)",
+        zmin=0.0,
+        zmax=max(float(np.max(distance)), 1e-6),
+        hover="δ = %{x:.3g}, τ = %{y:.3g}: S = %{z:.3g}",
+    )
+
+
+def draw_test_loss(controls: Controls, result: Map) -> Figure:
+    if result.test_loss is None:
+        return unavailable("the test loss needs test points", height=400)
+    with np.errstate(divide="ignore"):
+        logs = np.log10(np.maximum(result.test_loss, 1e-300))
+    return _map(
+        controls,
+        result,
+        logs,
+        "log₁₀ test loss",
+        colorscale="Blues_r",
+        zmax=float(np.max(logs)) if math.isfinite(float(np.max(logs))) else None,
+        hover="δ = %{x:.3g}, τ = %{y:.3g}: log₁₀ test loss = %{z:.3g}",
+    )
+
+
+def draw_activation(controls: Controls, result: Map) -> Figure:
+    return _map(
+        controls,
+        result,
+        result.activation_distance,
+        "patterns changed",
+        zmin=0.0,
+        colorscale="Magma",
+        hover="δ = %{x:.3g}, τ = %{y:.3g}: %{z:.1%} of the patterns changed",
+    )
+
+
+PANELS = (
+    Panel(
+        "kernel",
+        "Kernel distance S(0, t) after training",
+        r"$S(0,t) = 1 - \langle K_0, K_t\rangle_F/(\|K_0\|_F\|K_t\|_F)$ of each network's "
+        r"empirical NTK on its training points at the end of training. Dark: the kernel has not "
+        r"moved (lazy); bright: it has (rich).",
+        draw_kernel,
+        height=400,
+        wide=True,
+    ),
+    Panel(
+        "test_loss",
+        "Test loss after training",
+        r"$\log_{10}$ of the mean-square error $\tfrac1{2m}\sum(f - y)^2$ on held-out points of "
+        r"the teacher. Kunin et al.: lowest where learning is rapidly rich (small $\tau$, "
+        r"$\delta > 0$).",
+        draw_test_loss,
+        height=400,
+    ),
+    Panel(
+        "activation",
+        "Activation patterns changed",
+        r"The share of (training input, hidden unit) pairs whose sign of $w_i^\top x$ differs "
+        r"from the start (their Fig. 10's Hamming distance): upstream networks move their "
+        r"patterns, downstream ones hardly.",
+        draw_activation,
+        height=400,
+    ),
+)

@@ -1,0 +1,222 @@
+"""The network map (Kunin et al. Fig. 1b): its cells against single networks trained here, a
+click opening exactly that network in the network view, the budget that cuts large maps with
+their expected time said first, the background job's progress, and the downloads."""
+
+import dataclasses
+import math
+import time
+from urllib.parse import urlsplit
+
+import numpy as np
+import pytest
+
+from app.views.networks import MAP as VIEW
+from app.views.networks import TRAJECTORY
+from app.views.networks import map as network_map
+from solvers import networks as nw
+from tests.dash_client import payload
+from tests.integration.networks import drawn, kunin_teacher_student
+
+SPEC = VIEW.spec
+SMALL = {"resolution": 5, "steps": 300, "n": 12, "n_test": 40, "width": 10, "seed": 4}
+
+
+def controls(**overrides):
+    return SPEC.with_overrides(SMALL | overrides)
+
+
+def single(chosen, row, column):
+    """The cell (row τ, column δ) trained here as one network, lr = c/τ² (Kunin et al. D.1)."""
+    taus = np.geomspace(0.1, 2.0, chosen.resolution)
+    deltas = np.linspace(-chosen.spread, chosen.spread, chosen.resolution)
+    tau, delta = float(f"{taus[row]:.10g}"), float(f"{deltas[column]:.10g}") + 0.0
+    X, y, X_test, y_test, net = kunin_teacher_student(chosen, tau=tau, delta=delta)
+    lr = float(f"{chosen.rate / tau**2:.10g}")
+    return nw.train(
+        net,
+        X,
+        y,
+        lr=lr,
+        steps=chosen.steps,
+        record=[0, chosen.steps],
+        X_test=X_test,
+        y_test=y_test,
+    )
+
+
+@pytest.mark.parametrize("activation", ["relu", "tanh"])
+def test_cells_are_single_networks_trained_by_hand(activation):
+    chosen, result, figures = drawn(VIEW, **SMALL, activation=activation, spread=0.5)
+    assert result.kernel_distance.shape == (5, 5)
+    for row, column in ((0, 0), (2, 4), (4, 1)):
+        run = single(chosen, row, column)
+        assert result.test_loss[row, column] == pytest.approx(run.test_loss[-1], rel=1e-9)
+        assert result.kernel_distance[row, column] == pytest.approx(
+            run.kernel_distance[-1], rel=1e-7, abs=1e-12
+        )
+        assert result.activation_distance[row, column] == run.activation_distance[-1]
+    heat = figures["kernel"]["data"][0]
+    np.testing.assert_array_equal(heat["z"], result.kernel_distance)
+    np.testing.assert_allclose(heat["y"], np.geomspace(0.1, 2.0, 5), rtol=1e-9)
+    logs = figures["test_loss"]["data"][0]["z"]
+    np.testing.assert_allclose(logs, np.log10(result.test_loss), rtol=1e-12)
+
+
+def test_rich_and_lazy_corners_as_in_the_paper():
+    # Kunin et al. Fig. 1b: the kernel moves at small τ, hardly at large τ
+    result = VIEW.compute(SPEC.with_overrides({"resolution": 6}))
+    small, large = result.kernel_distance[0], result.kernel_distance[-1]
+    assert small.min() > 10 * large.max()
+    assert result.test_loss[0].mean() < result.test_loss[-1].mean()
+
+
+def opened(href):
+    parts = urlsplit(href)
+    state = TRAJECTORY.parse_link("?" + parts.query)
+    assert state.messages == ()  # nothing clamped: the view shows exactly that network
+    return parts, state.controls, state.embed
+
+
+def test_a_click_opens_exactly_that_network():
+    chosen = controls(spread=0.75)
+    result = VIEW.compute(chosen)
+    taus, deltas, _ = network_map.grid(chosen)
+    row, column = 3, 1
+    point = {"x": float(np.float32(deltas[column] + 0.01)), "y": float(np.float32(taus[row]))}
+    href = VIEW.open_target("kernel", point, SPEC.to_controls(chosen), {"embed": "1"}, "/p/")
+    parts, got, embed = opened(href)
+    assert parts.path == "/p" + TRAJECTORY.path and embed
+    assert (got.data, got.init, got.depth, got.loss) == ("teacher", "kunin", 2, "mse")
+    assert (got.tau, got.delta, got.lr, got.steps) == (
+        taus[row],
+        deltas[column],
+        network_map.grid(chosen)[2][row],
+        chosen.steps,
+    )
+    assert (got.d, got.k, got.n, got.n_test, got.width, got.seed) == (2, 3, 12, 40, 10, 4)
+    run = TRAJECTORY.compute(got)
+    assert run.setting.notes == ()
+    assert run.curves.test_loss[-1] == pytest.approx(result.test_loss[row, column], rel=1e-9)
+    assert run.curves.kernel_distance[-1] == pytest.approx(
+        result.kernel_distance[row, column], rel=1e-7, abs=1e-12
+    )
+    # the grid indices, when the browser sends them, win over the coordinates
+    indexed = {"x": 5.0, "y": 5.0, "pointNumber": [1, 2]}
+    got = opened(VIEW.open_target("test_loss", indexed, SPEC.to_controls(chosen)))[1]
+    assert (got.tau, got.delta) == (taus[1], deltas[2])
+
+
+def test_the_default_map_opens_its_cells_in_the_network_view():
+    chosen = SPEC.defaults()
+    href = VIEW.open_target("kernel", {"pointNumber": [0, 15]}, SPEC.to_controls(chosen))
+    got = opened(href)[1]
+    assert got.tau == 0.1 and got.delta == 1.0 and got.lr == pytest.approx(0.5)
+    assert got.steps == 2000 and got.n == 20 and got.width == 50
+
+
+def test_malformed_clicks_open_nothing():
+    chosen = controls()
+    for point in (None, {}, {"x": "a", "y": 1}, {"x": 0.0, "y": -1.0}, [1, 2], {"x": math.nan}):
+        assert VIEW.open_target("kernel", point, SPEC.to_controls(chosen)) is None
+
+
+def test_the_click_callback_over_http(client, dependencies):
+    (callback,) = [d for d in dependencies if d["output"] == f"{VIEW.key}-open.href"]
+    values = {
+        f"{VIEW.key}-{name}.value": value
+        for name, value in zip(SPEC.names, SPEC.to_controls(SPEC.defaults()), strict=True)
+    }
+    click = {"points": [{"x": 0.0, "y": 0.1, "curveNumber": 0}]}
+    body = payload(callback, values | {f"{VIEW.key}-graph-kernel.clickData": click})
+    body["changedPropIds"] = [f"{VIEW.key}-graph-kernel.clickData"]
+    answer = client.post("/_dash-update-component", json=body)
+    assert answer.status_code == 200
+    href = answer.get_json()["response"][f"{VIEW.key}-open"]["href"]
+    assert href.startswith(TRAJECTORY.path + "?") and "tau=0.1" in href
+
+
+# -- the budget ------------------------------------------------------------------------------
+
+
+def test_the_papers_sizes_are_cut_to_the_budget_with_the_time_said_first():
+    paper = SPEC.with_overrides(network_map.PAPER_SCALE)
+    assert (paper.d, paper.n, paper.width) == (100, 1000, 50)  # Kunin et al. App. D.1
+    fitted = network_map.within_budget(paper)
+    assert fitted.steps < paper.steps and fitted.resolution <= paper.resolution
+    assert network_map.seconds(paper) <= network_map.MAP_SECONDS
+    # the messages, for a result of the fitted shape (not computed here)
+    side, shape = fitted.resolution, (fitted.resolution, fitted.resolution)
+    result = network_map.Map(
+        *network_map.grid(fitted), fitted.steps, *[np.zeros(shape)] * 5, np.full(shape, -1)
+    )
+    messages = VIEW.notes(paper, result)
+    assert messages[0].startswith("Expected time: about")
+    assert f"{side} × {side} cells and trains {fitted.steps:,} of the 2,000 steps" in messages[1]
+    # the preset at the paper's sizes takes minutes: it fits only in a background job
+    preset = next(p for p in VIEW.presets if p.slug.startswith("the-papers-sizes"))
+    chosen = SPEC.with_overrides(preset.values)
+    assert (chosen.d, chosen.n, chosen.width) == (100, 1000, 50)
+    unbounded = network_map._seconds(chosen, chosen.steps)
+    assert 3 * 60 < unbounded < 15 * 60
+    if network_map.BACKGROUND:
+        assert network_map.within_budget(chosen) == chosen
+    else:  # every request holds a worker: a few seconds
+        assert network_map.MAP_SECONDS <= 10
+    # a request whose NTKs alone would fill the budget gets fewer cells
+    widest = SPEC.with_overrides({"resolution": 32, "n": 1000, "d": 100, "width": 200})
+    assert network_map.within_budget(widest).resolution < 32
+    assert network_map.heavy(paper) and not network_map.heavy(SPEC.with_overrides(SMALL))
+
+
+def test_the_default_map_is_within_thirty_seconds_and_needs_no_message():
+    chosen = SPEC.defaults()
+    assert network_map.within_budget(chosen) == chosen
+    assert network_map._seconds(chosen, chosen.steps) < 30
+    result = VIEW.compute(chosen)
+    assert VIEW.notes(chosen, result) == []
+
+
+def test_diverging_cells_are_reported():
+    chosen = controls(rate=0.1)
+    result = VIEW.compute(chosen)
+    assert np.any(result.diverged >= 0)
+    assert all(np.all(np.isfinite(v)) for v in (result.test_loss, result.kernel_distance))
+    assert any("diverged" in note for note in VIEW.notes(chosen, result))
+
+
+def test_compute_job_equals_compute_and_reports_rising_fractions(monkeypatch):
+    chosen = controls()
+    monkeypatch.setattr(nw, "MAX_WORK", network_map._work(chosen, chosen.steps) / 2.5)
+    heard = []
+    job = network_map.compute_job(chosen, lambda fraction, text: heard.append((fraction, text)))
+    plain = VIEW.compute(chosen)
+    for field in dataclasses.fields(job):
+        np.testing.assert_array_equal(getattr(job, field.name), getattr(plain, field.name))
+    fractions = [fraction for fraction, _ in heard]
+    assert fractions == sorted(fractions) and fractions[-1] == 1.0 and len(heard) > 20
+    assert network_map._rows_per_call(chosen, chosen.steps) < chosen.resolution  # several calls
+
+
+def test_downloads_hold_every_cell():
+    chosen = controls()
+    result = VIEW.compute(chosen)
+    ((name, table),) = VIEW.tables(chosen, result).items()
+    assert name == f"map after {chosen.steps} steps"
+    assert len(table["tau"]) == 25 and np.all(np.isfinite(table["test_loss"]))
+    run = single(chosen, 1, 3)
+    assert table["test_loss"][1 * 5 + 3] == pytest.approx(run.test_loss[-1], rel=1e-9)
+
+
+@pytest.mark.parametrize("overrides", [{}, {"d": 10, "n": 100}], ids=["defaults", "d-10"])
+def test_timings(overrides):
+    """Printed, not asserted (shared machine)."""
+    chosen = SPEC.with_overrides(overrides)
+    start = time.perf_counter()
+    result = VIEW.compute(chosen)
+    for panel in VIEW.panels:
+        panel.draw(chosen, result)
+    elapsed = time.perf_counter() - start
+    print(
+        f"\nnetworks-map {overrides or 'defaults'}: {elapsed:.2f} s "
+        f"(estimated {network_map.seconds(chosen):.2f} s)"
+    )
