@@ -7,7 +7,7 @@ import pytest
 
 from app.views import VIEWS
 from benchmarks.browser_latency import PROBE, Network, drag, slider_for, wait_quiet
-from tests.e2e.test_browser import open_view
+from tests.e2e.test_browser import light, open_view
 
 pytestmark = pytest.mark.e2e
 VIEW_IDS = [view.key for view in VIEWS]
@@ -26,7 +26,7 @@ def _probe(page, view, network) -> None:
 @pytest.mark.parametrize("view", VIEWS, ids=VIEW_IDS)
 def test_a_change_redraws_each_plot_at_most_once(page, live_server, view):
     network = Network(page)
-    open_view(page, live_server, view)
+    open_view(page, live_server, view, light(view))
     _probe(page, view, network)
     thumb = page.locator(f"#{view.key}-{slider_for(view).name} [role=slider]")
     thumb.focus()
@@ -46,7 +46,7 @@ def test_a_change_redraws_each_plot_at_most_once(page, live_server, view):
 @pytest.mark.parametrize("view", [VIEWS[0], VIEWS[1]], ids=[VIEWS[0].key, VIEWS[1].key])
 def test_a_drag_keeps_one_request_in_flight_and_settles_on_the_last_value(page, live_server, view):
     network = Network(page)
-    open_view(page, live_server, view)
+    open_view(page, live_server, view, light(view))
     _probe(page, view, network)
     requests, quiet_ms = drag(page, network, view)
     assert 1 <= requests <= 60 and network.most == 1  # never two at once, whatever the moves

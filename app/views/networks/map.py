@@ -26,16 +26,16 @@ from ...core.state import choice, integer, number, switch
 from ...core.view import View
 from . import map_plots as plots
 from . import trajectory
-from .results import BACKGROUND, background
 
 TRAJECTORY = trajectory.VIEW.spec.by_name
 #: Kunin et al.'s τ range (logarithmic); δ runs over ±(largest |δ|)
 TAU_RANGE = (0.1, 2.0)
-#: the longest a map may train, estimated as :func:`seconds` does: ten minutes as a background
-#: job; a couple of seconds where every request holds a server worker (whose timeout is 30 s)
-#: and the page waits for it. A larger request has fewer cells or steps, and its message says
-#: so first.
-MAP_SECONDS = 600.0 if BACKGROUND else 3.0
+#: the longest a map may train, estimated as :func:`seconds` does: ten minutes, as a background
+#: job. A larger request has fewer cells or steps, and its message says so first.
+MAP_SECONDS = 600.0
+#: the longest a map may take inside a web request (a server that runs no background jobs):
+#: well within the server worker's 30-s timeout; a larger map gets a message saying what to do
+INLINE_SECONDS = 10.0
 #: above this many seconds the map's first message says how long it takes
 SAY_SECONDS = 5.0
 #: this machine's pace on a batch of networks (one core, measured with
@@ -47,7 +47,7 @@ SECONDS_PER_CELL_STEP = 2.5e-6
 CALL_WEIGHTS = 2**21
 #: the map records its networks at the start and at the end only
 RECORD_ENDS = 2
-#: a map is computed in the background (once the harness runs jobs) above this many seconds
+#: a map is computed in the background (where the server runs jobs) above this many seconds
 HEAVY_SECONDS = 1.0
 #: the paper's own sizes (Kunin et al. App. D.1, Fig. 1b)
 PAPER_SCALE = {"d": 100, "n": 1000, "width": 50}
@@ -121,8 +121,8 @@ PRESETS = (
         "the-papers-sizes-d-100-n-1000",
         "The paper's sizes: d = 100, n = 1,000, h = 50",
         "Kunin et al.'s own networks on a 16 × 16 grid for 2,000 steps (they trained 10⁵): "
-        "about 7 minutes, as a background job; where the server runs none, the map is cut to a "
-        "few seconds' work, and its message says how.",
+        "a few minutes, as a background job with its progress (a server that runs no "
+        "background jobs says so and draws maps of up to ten seconds only).",
         PAPER_SCALE | {"resolution": 16, "steps": 2000},
     ),
     Preset(
@@ -288,6 +288,16 @@ def _quiet(fraction: float, text: str) -> None:
 
 
 def compute(controls: Controls) -> Map:
+    """The map inside a web request: only a map of a few seconds (a larger one is a background
+    job where the server runs them, :func:`heavy`)."""
+    expected = seconds(controls)
+    if expected > INLINE_SECONDS:
+        raise ValueError(
+            f"This map takes {_time_text(expected)} on this machine, and this server runs no "
+            f"background jobs (they need a shared cache: CACHE_TYPE=FileSystemCache or "
+            f"RedisCache). Choose fewer cells, steps or points — at most about "
+            f"{INLINE_SECONDS:g} s of work."
+        )
     return compute_job(controls, _quiet)
 
 
@@ -437,5 +447,6 @@ VIEW = View(
     notes=notes,
     clicks={"kernel": open_cell, "test_loss": open_cell, "activation": open_cell},
     map_of=trajectory.VIEW.key,
-    **background(heavy, compute_job),
+    heavy=heavy,
+    compute_job=compute_job,
 )

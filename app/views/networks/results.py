@@ -23,8 +23,6 @@ import numpy as np
 from solvers import feature_evolution as fe
 from solvers import networks as nw
 
-from ...core.view import View
-
 if TYPE_CHECKING:
     from .trajectory import Controls
 
@@ -60,17 +58,6 @@ Report = Callable[[float, str], None]
 
 def quiet(fraction: float, text: str) -> None:
     """A report that goes nowhere (the synchronous computation)."""
-
-
-#: whether the harness runs heavy requests as background jobs (its View takes ``compute_job``)
-BACKGROUND = "compute_job" in View.__dataclass_fields__
-
-
-def background(heavy: Callable[[Any], bool], job: Callable[[Any, Report], Any]) -> dict:
-    """A view's background-job fields — ``heavy`` (more than about a second) and
-    ``compute_job`` (the result of ``compute``, with progress) — for a harness that runs such
-    jobs; none where the harness computes every request at once."""
-    return {"heavy": heavy, "compute_job": job} if BACKGROUND else {}
 
 
 # -- the scenario ------------------------------------------------------------------------------

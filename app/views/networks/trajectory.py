@@ -29,11 +29,11 @@ from ..finite_width import PAPER as XU_ZIYIN
 from ..kernel_alignment import PAPER as SHAN_BORDELON
 from ..kernel_alignment import trajectory as alignment_view
 from . import trajectory_plots as plots
-from .results import RECORDS, Run, background, build, compute, compute_job
+from .results import RECORDS, Run, build, compute, compute_job
 
 #: the play bar's frames: every recorded step
 FRAMES = RECORDS
-#: a request is "heavy" (a background job, once the harness runs them) above this many seconds
+#: a request is "heavy" (a background job where the server runs them) above this many seconds
 HEAVY_SECONDS = 1.0
 #: this machine's pace for a single network, to estimate a request's time: floating-point
 #: operations a second, and the fixed cost of one step (a dozen small array operations)
@@ -641,7 +641,8 @@ VIEW = View(
     groups=GROUPS,
     notes=notes,
     frames=frames,
-    **background(heavy, compute_job),
+    heavy=heavy,
+    compute_job=compute_job,
 )
 
 __all__ = ["VIEW", "Controls", "heavy", "seconds"]
