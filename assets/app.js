@@ -319,9 +319,11 @@
         return gateFor(viewKey("-request"), args, Number(frame) || 0);
       },
 
-      /* the cancel button of a background job: say so where the page said it was computing */
+      /* the cancel button of a background job: say so where the page said it was computing,
+       * and hide the job's bar */
       cancelled: function (clicks, timing) {
-        return clicks ? "Cancelled: the plots show the last finished result." : noUpdate();
+        if (!clicks) { return [noUpdate(), noUpdate()]; }
+        return ["Cancelled: the plots show the last finished result.", true];
       },
 
       /* frame slider or new frames → the cursors and the label. New frames come with plots

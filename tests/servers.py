@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shlex
 import shutil
 import socket
@@ -25,15 +26,21 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def procfile_command() -> list[str]:
-    """The Procfile's ``web`` command, run with this interpreter's gunicorn."""
+def procfile_command(process: str = "web", env: Mapping[str, str] | None = None) -> list[str]:
+    """The Procfile's command of ``process`` (``web`` or ``worker``), run with this
+    interpreter's gunicorn or celery; ``${NAME:-default}`` is filled from ``env``."""
     for line in (ROOT / "Procfile").read_text().splitlines():
-        if line.startswith("web:"):
-            words = shlex.split(line.removeprefix("web:"))
-            if words[0] == "gunicorn":
-                return [sys.executable, "-m", "gunicorn", *words[1:]]
+        if line.startswith(f"{process}:"):
+            line = re.sub(
+                r"\$\{(\w+):-([^}]*)\}",
+                lambda found: (env or {}).get(found[1], found[2]),
+                line.removeprefix(f"{process}:"),
+            )
+            words = shlex.split(line)
+            if words[0] in ("gunicorn", "celery"):
+                return [sys.executable, "-m", *words]
             return words
-    raise RuntimeError("the Procfile has no web process")
+    raise RuntimeError(f"the Procfile has no {process} process")
 
 
 def wait_until_up(url: str, process: subprocess.Popen, seconds: float = 60) -> None:

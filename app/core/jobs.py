@@ -87,9 +87,11 @@ class Jobs:
         def job(set_progress, order):
             return run(view, cache, order, set_progress)
 
+        # Dash stops following a cancelled job but leaves its ``running`` outputs as they were
         app.clientside_callback(
             ClientsideFunction("lazyRich", "cancelled"),
             Output(f"{key}-timing", "children", allow_duplicate=True),
+            Output(f"{key}-job-bar", "hidden", allow_duplicate=True),
             Input(f"{key}-cancel", "n_clicks"),
             State(f"{key}-timing", "children"),
             prevent_initial_call=True,
