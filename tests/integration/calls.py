@@ -28,14 +28,17 @@ class Answer:
         return self.figures[[p.graph for p in view.panels].index(graph)]
 
 
-def answer(view, cache, controls=None, *, raw=None, page=None, request=None) -> Answer:
+def answer(
+    view, cache, controls=None, *, raw=None, page=None, request=None, jobs=None, done=None
+) -> Answer:
     """The main callback's answer for ``controls`` (or raw control values ``raw``) on a page's
-    first request (``request``: the gate's request, if not that)."""
+    first request (``request``: the gate's request, if not that); ``jobs`` and ``done`` as
+    :meth:`app.core.view.View.update` takes them."""
     if raw is None:
         raw = view.spec.to_controls(view.spec.defaults() if controls is None else controls)
     page = {"embed": False, "messages": []} if page is None else page
     request = {"seq": 1, "frame": 0, "drawn": None} if request is None else request
-    values = view.update(cache, request, raw, page)
+    values = view.update(cache, request, raw, page, jobs=jobs, done=done)
     count = len(view.panels)
     return Answer(values[:count], *values[count:])
 
