@@ -87,8 +87,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--requests", type=int, default=40, help="slider moves per view")
     options = parser.parse_args()
-    print("| compression | page load bytes | first load | next load | answer median | "
-          "answer size | server CPU per answer |")
+    print(
+        "| compression | page load bytes | first load | next load | answer median | "
+        "answer size | server CPU per answer |"
+    )
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
     for flag in ("0", "1"):
         env = {"COMPRESS": flag, "LOG_LEVEL": "warning"}

@@ -140,9 +140,7 @@ def _wait_for(condition, seconds: float, message: str) -> None:
         time.sleep(0.2)
 
 
-def test_a_celery_worker_runs_the_map_with_progress_into_the_shared_cache(
-    page, celery_deployment
-):
+def test_a_celery_worker_runs_the_map_with_progress_into_the_shared_cache(page, celery_deployment):
     import redis
 
     url, redis_url, log = celery_deployment

@@ -156,7 +156,7 @@ def test_the_papers_sizes_run_in_the_background_with_the_time_said_first():
     (message,) = VIEW.notes(chosen, result)
     assert message.startswith("Expected time: about") and "minutes" in message
     # inside a web request (a server without background jobs) it is refused with what to do
-    with pytest.raises(ValueError, match="runs no background jobs.*fewer cells"):
+    with pytest.raises(ValueError, match=r"runs no background jobs.*fewer cells"):
         VIEW.compute(chosen)
 
 
