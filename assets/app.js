@@ -208,8 +208,8 @@
 
   function isScene(gd) { return Boolean(gd && gd._fullLayout && gd._fullLayout.scene); }
 
-  /* Every cursor of a view at frame i. Data-driven ones (matrices, and 3-D scenes if
-   * ``scenes``) only if ``withData``. */
+  /* Every cursor of a view at frame i. Data-driven ones (matrices, also in 2-D plots with
+   * an overlay, and 3-D scenes if ``scenes``) only if ``withData``. */
   function moveAll(key, i, withData, scenes) {
     var view = views[key];
     if (!view || !view.frames) { return Promise.resolve(); }
@@ -217,7 +217,9 @@
     var work = [];
     (view.frames.order || []).forEach(function (graph) {
       var gd = plotOf(key, graph);
-      if (overlay(gd, graph, view.frames, i) || !withData) { return; }
+      var overlaid = overlay(gd, graph, view.frames, i);
+      var matrix = view.frames.heatmaps && view.frames.heatmaps[graph];
+      if ((overlaid && !matrix) || !withData) { return; }
       if (isScene(gd) && scenes === false) { return; }
       var done = restyle(gd, graph, view.frames, i);
       if (done) { work.push(done); }

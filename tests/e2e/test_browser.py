@@ -23,6 +23,7 @@ from tests.e2e.conftest import screenshot
 
 pytestmark = pytest.mark.e2e
 VIEW_IDS = [view.key for view in VIEWS]
+VIEWS_BY_KEY = {view.key: view for view in VIEWS}
 ANIMATED = [view for view in VIEWS if view.animated]
 TIMEOUT = 20_000  # ms
 
@@ -242,6 +243,32 @@ def test_play_advances_time(page, live_server, view):
     assert label.text_content() == paused
     assert page.locator(f"#{view.key}-play").text_content().strip().endswith("Play")
     assert int(query(page)["frame"]) > 0  # the animation's position is part of the link
+
+
+#: the matrix of a plot's animated trace (uid "cursor") as the browser draws it
+MATRIX = """([selector]) => { const g = document.querySelector(selector);
+    const trace = g._fullData.find(t => t.uid === 'cursor' && t.type === 'heatmap');
+    return trace ? JSON.stringify(Array.from(trace.z, row => Array.from(row))) : null; }"""
+
+
+@pytest.mark.parametrize(
+    "view, graph",
+    [(VIEWS_BY_KEY["lambda-balanced"], "function"), (VIEWS_BY_KEY["networks"], "function")],
+    ids=["lambda-balanced", "networks"],
+)
+def test_scrubbing_redraws_the_animated_matrices(page, live_server, view, graph):
+    open_view(page, live_server, view)
+    selector = f"#{view.key}-graph-{graph} .js-plotly-plot"
+    before = page.evaluate(MATRIX, [selector])
+    assert before is not None
+    thumb = page.locator(f"#{view.key}-frame [role=slider]")
+    thumb.focus()
+    thumb.press("End")
+    page.wait_for_function(
+        f"([selector, before]) => ({MATRIX})([selector]) !== before",
+        arg=[selector, before],
+        timeout=TIMEOUT,
+    )
 
 
 def _read_csv(text: str) -> dict[str, dict[str, np.ndarray]]:
