@@ -15,6 +15,11 @@ from typing import Any
 
 #: what one request may cost at most (issue: "about a second", "~100 MB")
 MEMORY_BUDGET_BYTES = 100 * 2**20
+#: a background job's sizes that its memory does not grow with beyond these values: a map
+#: keeps only the ends of its runs (its steps are time, not memory), and trains its rows in
+#: calls of the engine of at most ~100 networks at the corners' sizes (its CALL_WEIGHTS), as
+#: many as the single call of a 10 × 10 map — so a 32 × 32 map peaks as a 10 × 10 one does
+JOB_SIZES = {"steps": 10, "resolution": 10}
 
 
 def demanding_states(view, count: int, seed: int = 0) -> list[Any]:
@@ -37,13 +42,22 @@ def demanding_states(view, count: int, seed: int = 0) -> list[Any]:
 
 
 def cost(view, controls: Any) -> tuple[float, int]:
-    """(seconds, peak bytes traced) of computing and drawing one state, as a callback does."""
+    """(seconds, peak bytes traced) of computing and drawing one state, as a callback does —
+    or, for a request that is a background job (``view.heavy``), as the job computes it, cut
+    to :data:`JOB_SIZES` first (a minute of work at the corners, untraced)."""
+    import dataclasses
+
     from app.core.view import Computed
 
+    compute = view.compute
+    if view.heavy is not None and view.heavy(controls):
+        sizes = {name: value for name, value in JOB_SIZES.items() if hasattr(controls, name)}
+        controls = dataclasses.replace(controls, **sizes)
+        compute = lambda c: view.compute_job(c, lambda fraction, text: None)  # noqa: E731
     tracemalloc.start()
     try:
         start = time.perf_counter()
-        view.draw(controls, Computed(view.compute(controls), 0.0))
+        view.draw(controls, Computed(compute(controls), 0.0))
         elapsed = time.perf_counter() - start
         _, peak = tracemalloc.get_traced_memory()
     finally:

@@ -34,11 +34,18 @@ def graph_selector(view, panel) -> str:
 
 #: a state of each view with background jobs that stays light (answered within the request)
 #: whatever one control does to it: tests that move every control start there
-LIGHT = {"networks-map": "?resolution=4&steps=100&n_test=40"}
+LIGHT = {"networks-map": {"resolution": 4, "steps": 100, "n_test": 40}}
+
+
+def light_controls(view):
+    """The view's defaults, made light where the defaults are a background job."""
+    return view.spec.with_overrides(LIGHT.get(view.key, {}))
 
 
 def light(view) -> str:
-    return LIGHT.get(view.key, "")
+    """The query of :func:`light_controls` (empty for the defaults)."""
+    values = LIGHT.get(view.key)
+    return "?" + "&".join(f"{name}={value}" for name, value in values.items()) if values else ""
 
 
 def open_view(page, base: str, view, query: str = ""):

@@ -68,6 +68,8 @@ OVERFLOW = """() => { const width = document.documentElement.clientWidth;
   }).map(el => el.tagName + '.' + (el.className.baseVal ?? el.className));
   return [document.documentElement.scrollWidth, width, wide.slice(0, 5)]; }"""
 
+DRAWN = """() => Array.from(document.querySelectorAll('.js-plotly-plot'))
+    .every(gd => gd._fullData && gd._fullData.length > 0)"""
 COVERED = """() => Array.from(document.querySelectorAll('.js-plotly-plot')).filter(gd => {
     gd.scrollIntoView(); const r = gd.getBoundingClientRect();
     const y = r.top + Math.min(40, r.height / 2);
@@ -83,6 +85,9 @@ def test_a_phone_screen_neither_scrolls_sideways_nor_covers_a_plot(browser, live
         page.goto(live_server + path)
         page.wait_for_selector(".site-header", timeout=30_000)
         page.wait_for_timeout(3000)
+        # every plot drawn (the paper-figures page computes its cards one request each: a card
+        # still loading is covered by its spinner, as it should be)
+        page.wait_for_function(DRAWN, timeout=120_000)
         scroll_width, width, wide = page.evaluate(OVERFLOW)
         assert scroll_width <= width, wide
         assert page.evaluate(COVERED) == []
