@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install everything the test suite needs into a brand-new virtual environment, then run the
 # suite there. Extra arguments go to pytest.
-#   bash tests/run.sh                   # the whole suite (what CI runs)
+#   bash tests/run.sh                   # the suite without its longest checks (marker "slow")
+#   ALL_TESTS=1 bash tests/run.sh       # all of it (what CI runs)
 #   bash tests/run.sh tests/unit -x     # a part of it
 #
 # The virtual environment is made afresh in a temporary folder and removed afterwards, so
@@ -43,9 +44,15 @@ echo "installed in $((SECONDS - started)) s; running the tests"
 
 # One BLAS thread per process: the matrices are small, and two test processes share two cores.
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
+# The longest checks (marker "slow") run with ALL_TESTS=1, as CI does (REQUIRE_ALL=1); a "-m"
+# among the arguments replaces this choice.
+selection=(-m "not slow")
+if [ "${ALL_TESTS:-${REQUIRE_ALL:-0}}" = "1" ]; then
+  selection=()
+fi
 # Two processes share the tests (pytest-xdist; one per core); the ten slowest are listed last.
 status=0
-"$venv/bin/python" -m pytest -n "${TEST_PROCESSES:-auto}" --dist worksteal --durations=10 "$@" \
-  || status=$?
+"$venv/bin/python" -m pytest -n "${TEST_PROCESSES:-auto}" --dist worksteal --durations=10 \
+  "${selection[@]}" "$@" || status=$?
 echo "tests/run.sh took $((SECONDS - started)) s in all"
 exit $status

@@ -120,6 +120,7 @@ def test_view_loads_without_console_errors(page, live_server, view):
     screenshot(page, view.key)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("view", VIEWS, ids=VIEW_IDS)
 def test_every_control_updates_the_link_and_each_kind_changes_the_plots(page, live_server, view):
     open_view(page, live_server, view, light(view))

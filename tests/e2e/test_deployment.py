@@ -54,6 +54,7 @@ def test_production_server_settings(tmp_path):
     assert "Traceback" not in log.read_text()
 
 
+@pytest.mark.slow
 def test_thousands_of_hostile_requests_leave_the_server_serving(tmp_path):
     log = tmp_path / "gunicorn.log"
     with servers.gunicorn(workers=2, threads=4, log=log) as (url, process):

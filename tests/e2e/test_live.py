@@ -43,6 +43,7 @@ def test_a_change_redraws_each_plot_at_most_once(page, live_server, view):
         assert len(drawn) == len(set(drawn)), f"a plot redrew twice: {drawn}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("view", [VIEWS[0], VIEWS[1]], ids=[VIEWS[0].key, VIEWS[1].key])
 def test_a_drag_keeps_one_request_in_flight_and_settles_on_the_last_value(page, live_server, view):
     network = Network(page)

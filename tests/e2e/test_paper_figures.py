@@ -18,6 +18,11 @@ def _card_selector(card: pf.Card) -> str:
     return f"#{pf.PREFIX}-{card.key}"
 
 
+#: every card computed: about sixty figures, twenty of them trained networks (~1 s each), on a
+#: server of two workers sharing two cores with the test run
+CARDS_TIMEOUT = 120_000
+
+
 def wait_for_cards(page) -> None:
     """Until every card's plot has drawn data (plotly's own ``_fullData``, not the props)."""
     page.wait_for_function(
@@ -25,7 +30,7 @@ def wait_for_cards(page) -> None:
                return plots.length === count
                    && plots.every(g => g._fullData && g._fullData.length > 0); }""",
         arg=len(pf.CARDS),
-        timeout=TIMEOUT,
+        timeout=CARDS_TIMEOUT,
     )
 
 

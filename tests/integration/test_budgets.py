@@ -8,6 +8,7 @@ from app.views import VIEWS
 from tests.budgets import MEMORY_BUDGET_BYTES, cost, demanding_states
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("view", VIEWS, ids=[view.key for view in VIEWS])
 def test_the_most_demanding_states_stay_within_the_memory_budget(view):
     worst_peak, slowest = 0, 0.0

@@ -17,6 +17,7 @@ def _status(client, body) -> int:
     ).status_code
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("nasty", REPRESENTATIVES, ids=[repr(n)[:24] for n in REPRESENTATIVES])
 def test_every_callback_input_survives(client, dependencies, nasty):
     for dependency in server_callbacks(dependencies):
