@@ -20,6 +20,7 @@ are computed inside the request instead.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -32,7 +33,7 @@ from .updates import echo
 if TYPE_CHECKING:
     from .view import View
 
-__all__ = ["Jobs", "failed_job", "manager", "succeeded_job"]
+__all__ = ["Jobs", "failed_job", "finished_job_text", "manager", "succeeded_job"]
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +50,17 @@ def failed_job(done: Any, raw: Sequence[Any]) -> str | None:
     if _same_job(done, raw) and done.get("ok") is False:
         return f"This combination could not be computed: {str(done.get('error'))[:300]}"
     return None
+
+
+def finished_job_text(done: Any, raw: Sequence[Any]) -> str | None:
+    """How the page's last job computed these values, if it did (its result now comes from
+    the cache, which is where the job put it)."""
+    if not succeeded_job(done, raw):
+        return None
+    seconds = done.get("seconds")
+    if isinstance(seconds, int | float) and not isinstance(seconds, bool) and seconds >= 0:
+        return f"Computed in the background in {seconds:.1f} s."
+    return "Computed in the background."
 
 
 def succeeded_job(done: Any, raw: Sequence[Any]) -> bool:
@@ -114,13 +126,14 @@ def run(view: View, cache: ResultCache, order: Any, set_progress) -> dict:
         return view.compute_job(physics, report)
 
     answer = {"id": order.get("id") if isinstance(order, dict) else None, "values": echo(raw)}
+    started = time.perf_counter()
     try:
         key = view.spec.physics_key(controls)
         cache.get_or_compute(view.key, key, compute, view.result_type)
     except Exception as error:  # the page says so; the worker carries on
         log.exception("background job of %s failed for %s", view.key, controls)
         return answer | {"ok": False, "error": str(error)[:300]}
-    return answer | {"ok": True}
+    return answer | {"ok": True, "seconds": round(time.perf_counter() - started, 3)}
 
 
 def manager(settings: Any) -> tuple[Jobs | None, Any]:

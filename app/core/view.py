@@ -33,7 +33,7 @@ from ..ui.theme import themed
 from .clicks import ClickPoint, Link
 from .downloads import Tables, to_csv, to_json
 from .frames import Frames, place
-from .jobs import Jobs, failed_job, succeeded_job
+from .jobs import Jobs, failed_job, finished_job_text, succeeded_job
 from .layout import view_page
 from .panel import Figure, Panel
 from .presets import Preset
@@ -245,7 +245,10 @@ class View(Generic[Controls, Result]):
             message = f"This combination could not be computed: {error}"
             return reply.failed(len(self.panels), [*corrections, message])
         figures = figure_updates(before, figures)
-        return reply.drawn(figures, summary, computed.describe(), [*corrections, *notes], frames)
+        timing = computed.describe()
+        if computed.milliseconds is None:
+            timing = finished_job_text(done, raw_controls) or timing
+        return reply.drawn(figures, summary, timing, [*corrections, *notes], frames)
 
     def _search(self, controls: Controls, page: Any) -> str:
         embed = isinstance(page, dict) and truth(page.get("embed")) is True

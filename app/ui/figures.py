@@ -7,6 +7,7 @@ move without asking the server.
 from __future__ import annotations
 
 import base64
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -353,14 +354,39 @@ def portrait(
         hovermode="closest",
         margin={"l": 64, "r": 10, "t": 14, "b": 48},
     )
-    _portrait_axes(result["layout"], log_x, log_y, x_ticks)
+    _portrait_axes(result["layout"], (x, log_x), (y, log_y), x_ticks)
     return result
 
 
-def _portrait_axes(layout: dict, log_x: bool, log_y: bool, x_ticks) -> None:
-    for name, log in (("xaxis", log_x), ("yaxis", log_y)):
-        if log:  # label 1, 2 and 5 of each decade, not every minor tick
-            layout[name]["dtick"] = "D2"
+_SUPERSCRIPTS = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def log_ticks(values: Sequence[float]) -> dict:
+    """Ticks of a logarithmic axis over ``values``, each written as the number it is: 1, 2
+    and 5 of each decade over up to four decades (0.1, 0.2, 0.5, 1, 2), else the powers of ten
+    (10⁻³). Plotly's own labels of such an axis read "2, 5" for 0.2, 0.5."""
+    shown = np.asarray(values, dtype=float)
+    shown = shown[np.isfinite(shown) & (shown > 0)]
+    if shown.size < 2:
+        return {"dtick": "D2"}
+    low, high = float(shown.min()), float(shown.max())
+    first, last = math.floor(math.log10(low)), math.ceil(math.log10(high))
+    mantissas = (1, 2, 5) if last - first <= 4 else (1,)
+    ticks = [m * 10.0**k for k in range(first, last + 1) for m in mantissas]
+    ticks = [v for v in ticks if low * (1 - 1e-9) <= v <= high * (1 + 1e-9)]
+    if len(ticks) < 2:
+        return {"dtick": "D2"}
+    if mantissas == (1,):
+        texts = [f"10{str(round(math.log10(v))).translate(_SUPERSCRIPTS)}" for v in ticks]
+    else:
+        texts = [f"{v:g}" for v in ticks]
+    return {"tickmode": "array", "tickvals": ticks, "ticktext": texts}
+
+
+def _portrait_axes(layout: dict, x: tuple, y: tuple, x_ticks) -> None:
+    for name, (values, log) in (("xaxis", x), ("yaxis", y)):
+        if log:
+            layout[name] |= log_ticks(values)
     if x_ticks is not None:
         layout["xaxis"] |= {
             "tickmode": "array",

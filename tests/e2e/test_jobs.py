@@ -69,6 +69,7 @@ def _run_heavy_map(page, base: str, values: dict) -> list[dict]:
     assert len(set(progress)) >= 2 and progress == sorted(progress), progress
     assert any("training" in s["text"] for s in seen)
     assert page.locator(".message").count() == 0
+    assert page.evaluate(STATUS)["timing"].startswith("Computed in the background in")
     return seen
 
 

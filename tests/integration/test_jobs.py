@@ -34,11 +34,15 @@ def test_a_job_fills_the_cache_and_the_next_request_draws_from_it():
     cache, heard = ResultCache.in_memory(), []
     raw = MAP.spec.to_controls(LIGHT)
     done = jobs.run(MAP, cache, {"id": 3, "values": raw}, heard.append)
-    assert done["ok"] is True and done["id"] == 3
+    assert done["ok"] is True and done["id"] == 3 and done["seconds"] > 0
     fractions = [fraction for fraction, _ in heard]
     assert fractions == sorted(fractions) and fractions[-1] == 1.0
     found = answer(MAP, cache, LIGHT, jobs=RUNS_JOBS, done=done)
-    assert found.job is no_update and "cache" in found.timing
+    assert found.job is no_update
+    assert found.timing == f"Computed in the background in {done['seconds']:.1f} s."
+    # a page that did not run the job is told where its answer came from
+    other = answer(MAP, cache, LIGHT, jobs=RUNS_JOBS)
+    assert other.timing == "Taken from the result cache."
 
 
 def test_a_failed_job_is_a_message_for_its_own_values_only():
