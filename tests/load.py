@@ -21,7 +21,7 @@ import math
 import random
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 import requests
@@ -82,12 +82,15 @@ class Tally:
 class Student:
     """One simulated user: a view, its current control values and a slider being dragged."""
 
-    def __init__(self, url: str, dependencies: list[dict], seed: int) -> None:
+    def __init__(
+        self, url: str, dependencies: list[dict], seed: int, views: Sequence = VIEWS
+    ) -> None:
         self.url = url
         self.dependencies = dependencies
         self.rng = random.Random(seed)
+        self.views = tuple(views)
         self.session = requests.Session()
-        self.open_view(self.rng.choice(VIEWS))
+        self.open_view(self.rng.choice(self.views))
 
     def open_view(self, view) -> None:
         self.view = view
@@ -143,7 +146,7 @@ class Student:
         while not stop.is_set():
             choice = self.rng.random()
             if choice < 0.05:
-                self.open_view(self.rng.choice(VIEWS))
+                self.open_view(self.rng.choice(self.views))
             elif choice < 0.10:
                 preset = self.rng.choice(self.view.presets)
                 key = f"{self.view.key}-preset.value"
@@ -153,11 +156,12 @@ class Student:
 
 
 @contextlib.contextmanager
-def students(url: str, clients: int, seed: int = 0) -> Iterator[Tally]:
-    """``clients`` students load ``url`` while the block runs; yields their running tally."""
+def students(url: str, clients: int, seed: int = 0, views: Sequence = VIEWS) -> Iterator[Tally]:
+    """``clients`` students load ``url`` while the block runs, on ``views`` (every view by
+    default); yields their running tally."""
     dependencies = requests.get(url + "/_dash-dependencies", timeout=10).json()
     tally, stop = Tally(), threading.Event()
-    crowd = [Student(url, dependencies, seed + k) for k in range(clients)]
+    crowd = [Student(url, dependencies, seed + k, views) for k in range(clients)]
     threads = [threading.Thread(target=s.run, args=(tally, stop), daemon=True) for s in crowd]
     for thread in threads:
         thread.start()

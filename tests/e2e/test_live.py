@@ -52,11 +52,16 @@ def test_a_drag_keeps_one_request_in_flight_and_settles_on_the_last_value(page, 
     requests, quiet_ms = drag(page, network, view)
     assert 1 <= requests <= 60 and network.most == 1  # never two at once, whatever the moves
     assert quiet_ms < 3000
-    # and the page shows the value the slider ended at
+    # and the page comes to show the value the slider ended at (on a loaded machine the
+    # page's "quiet" can fall between the last answer and the request for the newest value)
     thumb = page.locator(f"#{view.key}-{slider_for(view).name} [role=slider]")
-    shown = view.parse_link(page.url.split("?", 1)[1]).controls
     now = float(thumb.get_attribute("aria-valuenow"))
-    assert getattr(shown, slider_for(view).name) == pytest.approx(now, rel=1e-6, abs=1e-9)
+    for _ in range(50):
+        shown = getattr(view.parse_link(page.url.split("?", 1)[1]).controls, slider_for(view).name)
+        if shown == pytest.approx(now, rel=1e-6, abs=1e-9):
+            break
+        page.wait_for_timeout(100)
+    assert shown == pytest.approx(now, rel=1e-6, abs=1e-9)
 
 
 OVERFLOW = """() => { const width = document.documentElement.clientWidth;
