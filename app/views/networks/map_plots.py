@@ -16,7 +16,8 @@ from .trajectory_plots import unavailable
 if TYPE_CHECKING:
     from .map import Controls, Map
 
-X_TITLE = "balance δ = aᵢ² − ‖wᵢ‖²  (downstream < 0 < upstream)"
+#: short enough for a phone's half-width plot; which side is upstream the regions' labels say
+X_TITLE = "balance δ = aᵢ² − ‖wᵢ‖²"
 
 
 def _labels(controls: Controls, result: Map) -> list[tuple[float, float, str]]:
