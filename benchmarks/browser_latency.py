@@ -64,6 +64,7 @@ class Network:
         self.sent = 0
         self.pending = 0
         self.most = 0
+        self.answered = time.monotonic()  # when the last request finished (or failed)
         page.on("request", self._sent)
         page.on("requestfinished", self._done)
         page.on("requestfailed", self._done)
@@ -81,12 +82,15 @@ class Network:
     def _done(self, request) -> None:
         if self._ours(request):
             self.pending -= 1
+            self.answered = time.monotonic()
 
 
 def wait_quiet(page, network: Network, timeout: float = 30.0, sent: int | None = None) -> float:
-    """Wait until nothing is in flight and no graph has drawn for QUIET_MS; returns the
-    page time (ms) of the last draw. With ``sent`` (the count before an action), first wait
-    (up to 2 s) for the action's request to go out."""
+    """Wait until nothing is in flight and neither an answer has arrived nor a graph has drawn
+    for QUIET_MS; returns the page time (ms) of the last draw. (Counting from the answer too
+    matters on a busy machine: plotly draws an answer some time after it arrives, and a page
+    that looked quiet in that gap would be read before the draw.) With ``sent`` (the count
+    before an action), first wait (up to 2 s) for the action's request to go out."""
     deadline = time.monotonic() + timeout
     started = time.monotonic()
     while sent is not None and network.sent <= sent and time.monotonic() - started < 2:
@@ -95,7 +99,8 @@ def wait_quiet(page, network: Network, timeout: float = 30.0, sent: int | None =
         now, last = page.evaluate(
             "() => [performance.now(), Math.max(0, ...window.__probe.draws.map(d => d[1]))]"
         )
-        if network.pending == 0 and now - last > QUIET_MS:
+        answered_ms = (time.monotonic() - network.answered) * 1000
+        if network.pending == 0 and now - last > QUIET_MS and answered_ms > QUIET_MS:
             return last
         page.wait_for_timeout(20)
     raise TimeoutError("the page did not settle")
