@@ -3,7 +3,8 @@
  * - The gate: while a view's request is on its way, slider moves are held back and only the
  *   newest is sent when the answer arrives — at most one request per view in flight, the
  *   newest value always wins, and a drag costs the server a request per round trip, not per
- *   pointer event (app/core/view.py answers each request with its sequence number).
+ *   pointer event (app/core/view.py answers each request with its sequence number). Plots
+ *   out of sight are left as they are and brought up to date when they come into view.
  * - The play bar's cursor: scrubbing and Play move the "current time" marker of every plot in
  *   the browser, without a round trip and without re-sending any figure: an overlay on 2-D
  *   plots (no plotly redraw), Plotly.restyle on 3-D scenes and matrices. Play runs on
@@ -51,7 +52,7 @@
     if (!gates[key]) {
       gates[key] = {
         key: key, seq: 0, inflight: null, answered: null, theme: null, drawn: null, timer: 0,
-        moved: false, force: false
+        moved: false, force: false, stale: [], visible: {}, watched: new WeakSet(), observer: null
       };
     }
     return gates[key];
@@ -77,6 +78,56 @@
     window.dash_clientside.set_props(key + "-wake", {data: Date.now()});
   }
 
+  /* ---- plots out of sight wait ------------------------------------------------------------ */
+
+  /* Redrawing a plot nobody can see costs as much as one in view (a plot takes 15–25 ms to
+   * redraw, a 3-D scene more without a GPU), and most of a view's plots are below the fold.
+   * The request names the plots out of sight; the server leaves them as they are and the
+   * answer lists them as stale; one that comes (near) into view is brought up to date. */
+  var NEAR = "0px";
+
+  function graphName(key, node) { return node.id.slice(key.length + "-graph-".length); }
+
+  function watch(gate) {
+    if (!window.IntersectionObserver) { return; }
+    if (!gate.observer) {
+      gate.observer = new IntersectionObserver(function (entries) {
+        entries.forEach(function (entry) {
+          var graph = graphName(gate.key, entry.target);
+          var shown = views[gate.key];
+          gate.visible[graph] = entry.isIntersecting;
+          var current = gate.stale.indexOf(graph) === -1;  // (a stale one is redrawn anyway)
+          if (entry.isIntersecting && current && shown && shown.frames) {  // matrix, 3-D cursor
+            restyle(plotOf(gate.key, graph), graph, shown.frames, shown.index);
+          }
+        });
+        if (staleInView(gate)) { refresh(gate); }
+      }, {rootMargin: NEAR});
+    }
+    var nodes = document.querySelectorAll(".dash-graph[id^='" + gate.key + "-graph-']");
+    for (var n = 0; n < nodes.length; n++) {
+      if (!gate.watched.has(nodes[n])) {
+        gate.watched.add(nodes[n]);
+        gate.observer.observe(nodes[n]);
+      }
+    }
+  }
+
+  function hidden(gate) {
+    return Object.keys(gate.visible).filter(function (graph) { return gate.visible[graph] === false; });
+  }
+
+  function staleInView(gate) {
+    return gate.stale.some(function (graph) { return gate.visible[graph] !== false; });
+  }
+
+  /* A plot never reported on (not yet drawn, no IntersectionObserver) counts as in view. */
+  /* Ask again for the same values: the stale plots now in view get their figures. */
+  function refresh(gate) {
+    gate.force = true;
+    if (gate.inflight) { gate.moved = true; } else { wake(gate.key); }
+  }
+
   function send(gate, frame) {
     gate.seq += 1;
     gate.inflight = {seq: gate.seq, at: Date.now()};
@@ -84,7 +135,8 @@
     gate.force = false;
     clearTimeout(gate.timer);
     gate.timer = setTimeout(function () { busy(gate.key, true); }, BUSY_MS);
-    return {seq: gate.seq, frame: frame, theme: theme(), drawn: gate.drawn};
+    return {seq: gate.seq, frame: frame, theme: theme(), drawn: gate.drawn,
+            hidden: gate.drawn ? hidden(gate) : [], stale: gate.stale};
   }
 
   /* The server's answer to the request in flight: the values it answered for, what the page
@@ -99,6 +151,9 @@
     gate.answered = answered.values;
     gate.theme = answered.theme;
     gate.drawn = answered.drawn || null;
+    gate.stale = Array.isArray(answered.stale) ? answered.stale : [];
+    watch(gate);  // the plots exist by now (plotly loads after the first request goes out)
+    if (staleInView(gate)) { gate.force = true; gate.moved = true; }
     if (gate.moved) { wake(key); }
   }
 
@@ -110,6 +165,7 @@
 
   function gateFor(key, values, frame) {
     var gate = gateOf(key);
+    watch(gate);
     if (gate.inflight && Date.now() - gate.inflight.at < GATE_TIMEOUT_MS) {
       gate.moved = true;  // sent when the answer comes, with the values of that moment
       return noUpdate();
@@ -215,11 +271,13 @@
     if (!view || !view.frames) { return Promise.resolve(); }
     view.index = i;
     var work = [];
+    var visible = gateOf(key).visible;
     (view.frames.order || []).forEach(function (graph) {
       var gd = plotOf(key, graph);
       var overlaid = overlay(gd, graph, view.frames, i);
       var matrix = view.frames.heatmaps && view.frames.heatmaps[graph];
       if ((overlaid && !matrix) || !withData) { return; }
+      if (visible[graph] === false) { return; }  // moved when it comes into view (watch)
       if (isScene(gd) && scenes === false) { return; }
       var done = restyle(gd, graph, view.frames, i);
       if (done) { work.push(done); }
@@ -379,6 +437,33 @@
     });
   }
 
+  /* ---- 3-D scenes at the screen's resolution ----------------------------------------------- */
+
+  /* plotly renders WebGL scenes at twice the screen's pixels by default; on a screen of one
+   * device pixel per CSS pixel that is four times the pixels for nothing visible — and where
+   * WebGL is rendered in software (no GPU) it costs tens of milliseconds a frame. Scenes use
+   * the screen's own ratio (at most 2), set as plotly's default as soon as plotly loads. */
+  function screenRatio(plotly) {
+    if (plotly && plotly.setPlotConfig) {
+      plotly.setPlotConfig({plotGlPixelRatio: Math.min(2, Math.max(1, window.devicePixelRatio || 1))});
+    }
+  }
+  if (window.Plotly) {
+    screenRatio(window.Plotly);
+  } else {
+    Object.defineProperty(window, "Plotly", {
+      configurable: true,
+      enumerable: true,
+      get: function () { return undefined; },
+      set: function (plotly) {
+        Object.defineProperty(window, "Plotly", {
+          value: plotly, writable: true, configurable: true, enumerable: true
+        });
+        screenRatio(plotly);
+      }
+    });
+  }
+
   /* ---- accessible names and values for the sliders ----------------------------------------- */
 
   /* Dash's sliders take no ARIA attributes: their thumbs and number boxes get the label of
@@ -424,6 +509,7 @@
       naming = false;
       nameControls(document);
       foldOnPhones(document);
+      Object.keys(gates).forEach(function (key) { watch(gates[key]); });  // new plots
     });
   }).observe(document.documentElement, {
     subtree: true, childList: true, attributes: true, attributeFilter: ["aria-valuenow"]

@@ -9,9 +9,12 @@ For every view (Debian's chromium, software rendering, 1400 × 1000), at its def
 network map at 4 × 4 cells and 100 steps, a size answered within the request (its default is a
 background job of a second or two, tests/e2e/test_jobs.py):
 
-* **step** — a keyboard step of a slider until every plot that changes has finished drawing
-  (plotly's ``plotly_afterplot`` of the last graph), from the key press: median, p95 and max
-  over ``--steps`` steps; and how many times each graph redrew per step;
+* **step** — a keyboard step of a slider until every plot in view that changes has finished
+  drawing (plotly's ``plotly_afterplot`` of the last graph), from the key press: median, p95
+  and max over ``--steps`` steps; how many times each graph redrew per step, and how many of
+  the view's plots did (plots out of sight wait until they are scrolled to);
+* **scroll** — after the steps, the last plot (out of sight) is scrolled into view: the time
+  until it has been brought up to date;
 * **drag** — the mouse drags a slider across part of its track with 60 moves in 1 s: the
   requests sent to the server during the drag, and the time from release until the page is
   quiet (no request in flight, no plot drawing for 250 ms);
@@ -132,11 +135,11 @@ def slider_for(view):
     return next((f for f in numeric if not f.log), numeric[0])
 
 
-def steps(page, network, view, count: int) -> tuple[list[float], list[float]]:
-    """(latency ms per step, redraws per graph per step)."""
+def steps(page, network, view, count: int) -> tuple[list[float], list[int], list[int]]:
+    """(latency ms per step, redraws per graph per step, graphs drawn per step)."""
     thumb = page.locator(f"#{view.key}-{slider_for(view).name} [role=slider]")
     thumb.focus()
-    latencies, redraws = [], []
+    latencies, redraws, graphs = [], [], []
     key = "ArrowRight"
     for _ in range(count):
         if thumb.get_attribute("aria-valuenow") == thumb.get_attribute("aria-valuemax"):
@@ -154,7 +157,26 @@ def steps(page, network, view, count: int) -> tuple[list[float], list[float]]:
             for ident, _ in draws:
                 per_graph[ident] = per_graph.get(ident, 0) + 1
             redraws.append(max(per_graph.values()))
-    return latencies, redraws
+            graphs.append(len(per_graph))
+    return latencies, redraws, graphs
+
+
+def scroll_in(page, network, view) -> float | None:
+    """ms from scrolling the view's last plot into view until it has drawn (None: it was in
+    view already, nothing to bring up to date)."""
+    ident = f"{view.key}-graph-{view.panels[-1].graph}"
+    before, sent = page.evaluate("() => window.__probe.draws.length"), network.sent
+    started = page.evaluate(
+        "id => { const t = performance.now(); document.getElementById(id).scrollIntoView(); "
+        "return t; }",
+        ident,
+    )
+    wait_quiet(page, network, sent=sent)
+    draws = page.evaluate("n => window.__probe.draws.slice(n)", before)
+    page.evaluate("() => window.scrollTo(0, 0)")
+    wait_quiet(page, network)
+    done = [at for graph, at in draws if graph == ident]
+    return done[-1] - started if done and network.sent > sent else None
 
 
 def drag(page, network, view) -> tuple[int, float]:
@@ -201,7 +223,8 @@ def measure(browser, url: str, view, count: int, load: int) -> dict:
         settle(page)
         page.evaluate(PROBE)
         wait_quiet(page, network)
-        latencies, redraws = steps(page, network, view, count)
+        latencies, redraws, graphs = steps(page, network, view, count)
+        scrolled = scroll_in(page, network, view)
         requests, quiet = drag(page, network, view)
         loaded = None
         if load:
@@ -214,6 +237,8 @@ def measure(browser, url: str, view, count: int, load: int) -> dict:
     return {
         "latencies": sorted(latencies),
         "redraws": max(redraws) if redraws else 0,
+        "graphs": f"{max(graphs) if graphs else 0}/{len(view.panels)}",
+        "scrolled": scrolled,
         "requests": requests,
         "settle": quiet,
         "loaded": loaded,
@@ -225,10 +250,11 @@ def row(view, figures: dict) -> str:
     times = figures["latencies"]
     loaded = f"{figures['loaded']:7.0f}" if figures["loaded"] is not None else "      –"
     fps = f"{figures['fps']:5.0f}" if figures["fps"] is not None else "    –"
+    scrolled = f"{figures['scrolled']:6.0f}" if figures["scrolled"] is not None else "     –"
     return (
         f"| {view.key:22s} | {statistics.median(times):6.0f} | {percentile(times, 0.95):6.0f} | "
-        f"{times[-1]:6.0f} | {figures['redraws']:3d} | {figures['requests']:4d} | "
-        f"{figures['settle']:6.0f} | {loaded} | {fps} |"
+        f"{times[-1]:6.0f} | {figures['redraws']:3d} | {figures['graphs']:>5s} | {scrolled} | "
+        f"{figures['requests']:4d} | {figures['settle']:6.0f} | {loaded} | {fps} |"
     )
 
 
@@ -251,10 +277,11 @@ def main() -> None:
             f"view; times in ms; drag = {DRAG_MOVES} moves in {DRAG_SECONDS:g} s"
         )
         print(
-            "| view | step median | p95 | max | redraws per change | requests per drag | "
-            f"quiet after release | … with {options.students} students | Play fps |"
+            "| view | step median | p95 | max | redraws per change | plots drawn | scroll in | "
+            f"requests per drag | quiet after release | … with {options.students} students | "
+            "Play fps |"
         )
-        print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+        print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
         for view in chosen:
             with nullcontext():
                 figures = measure(browser, url, view, options.steps, options.students)

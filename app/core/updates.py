@@ -7,6 +7,10 @@ controls themselves as its State. The server draws both
 states from cached results and answers each plot with only its difference: a ``dash.Patch`` of
 the traces and layout keys that changed, or nothing at all for a plot that did not change —
 so static layers (a surface, axes, annotations) are neither sent nor redrawn.
+
+Plots scrolled out of sight are not drawn at all: the request names them (``hidden``) and they
+get no update; the answer lists them as ``stale``, and the gate asks again when one comes into
+view, which then gets its whole figure (the page does not know which state it shows).
 """
 
 from __future__ import annotations
@@ -40,6 +44,13 @@ def _theme(value: Any) -> str:
     return value if value in THEMES else "light"
 
 
+def _names(value: Any) -> frozenset[str]:
+    """A list of graph names from the page (bounded; anything else is ignored)."""
+    if not isinstance(value, list):
+        return frozenset()
+    return frozenset(v[:100] for v in value[:50] if isinstance(v, str))
+
+
 @dataclass(frozen=True)
 class Request:
     """What the page's gate asks for, parsed defensively (it may be a hand-made request)."""
@@ -50,6 +61,10 @@ class Request:
     theme: str = "light"
     #: (control values, frame, theme) of what the page shows now, if it knows
     drawn: tuple[list, int, str] | None = None
+    #: graphs out of sight (not drawn now)
+    hidden: frozenset[str] = frozenset()
+    #: graphs that show an older state than ``drawn`` (skipped while hidden)
+    stale: frozenset[str] = frozenset()
 
     @classmethod
     def parse(cls, raw: Any) -> Request:
@@ -64,7 +79,30 @@ class Request:
                 _index(drawn.get("frame")),
                 _theme(drawn.get("theme")),
             )
-        return cls(seq, _index(raw.get("frame")), _theme(raw.get("theme")), before)
+        return cls(
+            seq,
+            _index(raw.get("frame")),
+            _theme(raw.get("theme")),
+            before,
+            _names(raw.get("hidden")),
+            _names(raw.get("stale")),
+        )
+
+    def plan(self, graphs: Sequence[str]) -> tuple[frozenset[str], frozenset[str]]:
+        """(graphs to skip, graphs to send whole) for a change that is drawn: the hidden ones
+        wait; a stale one in sight gets its whole figure. On a first load (nothing drawn)
+        every plot is drawn."""
+        if self.drawn is None:
+            return frozenset(), frozenset()
+        known = frozenset(graphs)
+        return self.hidden & known, (self.stale - self.hidden) & known
+
+    def stale_after(self, graphs: Sequence[str], skipped: frozenset[str], asked: list) -> list[str]:
+        """The graphs still showing an older state once the answer to this request (for the
+        control values ``asked``) is drawn."""
+        unchanged = self.drawn == (asked, self.frame, self.theme)
+        older = self.stale & skipped
+        return sorted(older if unchanged else older | skipped, key=list(graphs).index)
 
 
 def echo(value: Any, depth: int = 0) -> Any:
@@ -131,10 +169,15 @@ def figure_update(before: Figure | None, after: Figure) -> Any:
     return patch
 
 
-def figure_updates(before: Sequence[Figure] | None, after: Sequence[Figure]) -> list:
+def figure_updates(before: Sequence[Figure | None] | None, after: Sequence[Figure | None]) -> list:
+    """Each plot's update; None in ``after`` is a plot not drawn (no update), None in
+    ``before`` one whose state the page does not know (its whole figure)."""
     if before is None:
-        return list(after)
-    return [figure_update(old, new) for old, new in zip(before, after, strict=True)]
+        before = [None] * len(after)
+    return [
+        no_update if new is None else figure_update(old, new)
+        for old, new in zip(before, after, strict=True)
+    ]
 
 
 @dataclass(frozen=True)
@@ -153,19 +196,38 @@ class Reply:
     search: str
     #: messages of the link the page was opened with (kept in front)
     carried: list[str]
+    #: graphs the page said were stale (unchanged while nothing new is drawn)
+    stale: list[str]
 
     @classmethod
     def to(cls, ask: Request, raw: Sequence[Any], search: str, carried: list[str]) -> Reply:
-        return cls(ask.seq, echo(list(raw)), ask.frame, ask.theme, ask.drawn, search, carried)
+        asked = echo(list(raw))
+        stale = sorted(ask.stale)
+        return cls(ask.seq, asked, ask.frame, ask.theme, ask.drawn, search, carried, stale)
 
-    def _answer(self, drawn: dict | None) -> dict:
-        return {"seq": self.seq, "values": self.asked, "theme": self.theme, "drawn": drawn}
+    def _answer(self, drawn: dict | None, stale: Sequence[str] = ()) -> dict:
+        return {
+            "seq": self.seq,
+            "values": self.asked,
+            "theme": self.theme,
+            "drawn": drawn,
+            "stale": list(stale),
+        }
 
     def _messages(self, messages: Sequence[str]) -> list:
         kept = self.carried + [m for m in messages if m not in self.carried]
         return components.message_children(kept)
 
-    def drawn(self, figures: list, summary: Any, timing: str, messages: Sequence[str], frames):
+    def drawn(
+        self,
+        figures: list,
+        summary: Any,
+        timing: str,
+        messages: Sequence[str],
+        frames: dict | None,
+        stale: Sequence[str] = (),
+    ) -> list:
+        """The answer with ``figures`` drawn (``stale``: the plots left behind, unseen)."""
         last = max(len(frames["t"]) - 1, 1) if frames else 1
         shown = {"values": self.asked, "frame": self.frame, "theme": self.theme}
         return [
@@ -176,7 +238,7 @@ class Reply:
             self.search,
             frames,
             last,
-            self._answer(shown),
+            self._answer(shown, stale),
             no_update,
         ]
 
@@ -210,6 +272,6 @@ class Reply:
             self.search,
             no_update,
             no_update,
-            self._answer(shown),
+            self._answer(shown, self.stale),
             job,
         ]

@@ -236,10 +236,13 @@ class View(Generic[Controls, Result]):
                 return reply.dispatched(len(self.panels), corrections)
             if failure is not None:
                 return reply.failed(len(self.panels), [*corrections, failure])
+        graphs = [panel.graph for panel in self.panels]
+        skipped, whole = ask.plan(graphs)
         try:
             computed = self.results(cache, controls)
-            figures, summary, notes, frames = self.draw(controls, computed, ask.frame, ask.theme)
-            before = self._drawn(cache, ask.drawn)
+            drawn = self.draw(controls, computed, ask.frame, ask.theme, skip=skipped)
+            figures, summary, notes, frames = drawn
+            before = self._drawn(cache, ask.drawn, skip=skipped | whole)
         except Exception as error:  # shown on the page; the request still succeeds
             log.exception("drawing %s failed for %s", self.key, controls)
             message = f"This combination could not be computed: {error}"
@@ -248,7 +251,8 @@ class View(Generic[Controls, Result]):
         timing = computed.describe()
         if computed.milliseconds is None:
             timing = finished_job_text(done, raw_controls) or timing
-        return reply.drawn(figures, summary, timing, [*corrections, *notes], frames)
+        stale = ask.stale_after(graphs, skipped, reply.asked)
+        return reply.drawn(figures, summary, timing, [*corrections, *notes], frames, stale)
 
     def _search(self, controls: Controls, page: Any) -> str:
         embed = isinstance(page, dict) and truth(page.get("embed")) is True
@@ -258,10 +262,13 @@ class View(Generic[Controls, Result]):
         return self.spec.physics_key(controls), self.result_type
 
     def _drawn(
-        self, cache: ResultCache, drawn: tuple[list, int, str] | None
-    ) -> list[Figure] | None:
+        self,
+        cache: ResultCache,
+        drawn: tuple[list, int, str] | None,
+        skip: frozenset[str] = frozenset(),
+    ) -> list[Figure | None] | None:
         """The figures the page shows now, redrawn from the cached result (None if unknown or
-        no longer cached: then whole figures are sent)."""
+        no longer cached: then whole figures are sent; None for the graphs in ``skip``)."""
         if drawn is None:
             return None
         controls, _ = self.spec.parse_controls(drawn[0])
@@ -269,18 +276,27 @@ class View(Generic[Controls, Result]):
         result = cache.get(self.key, physics, self.result_type)
         if result is None:
             return None
-        return self.draw(controls, Computed(result, None), drawn[1], drawn[2])[0]
+        return self.draw(controls, Computed(result, None), drawn[1], drawn[2], skip=skip)[0]
 
     def draw(
-        self, controls: Controls, computed: Computed[Result], frame: int = 0, theme: str = "light"
-    ) -> tuple[list[Figure], Any, list[str], dict | None]:
+        self,
+        controls: Controls,
+        computed: Computed[Result],
+        frame: int = 0,
+        theme: str = "light",
+        skip: frozenset[str] = frozenset(),
+    ) -> tuple[list[Figure | None], Any, list[str], dict | None]:
         """(figures, summary, notes, frames payload) for a computed result, every cursor at
-        ``frame`` of the play bar, the plots in the page's colour ``theme``."""
+        ``frame`` of the play bar, the plots in the page's colour ``theme``; the graphs named
+        in ``skip`` are not drawn (None)."""
         result = computed.result
         order = [panel.graph for panel in self.panels]
         frames = self.frames(controls, result).payload(order) if self.frames else None
-        figures = []
+        figures: list[Figure | None] = []
         for panel in self.panels:
+            if panel.graph in skip:
+                figures.append(None)
+                continue
             figure = panel.draw(controls, result)
             place(figure, panel.graph, frames, frame)
             figures.append(compact(themed(typeset_figure(figure), theme)))

@@ -50,10 +50,15 @@ def browser():
         instance.close()
 
 
-@pytest.fixture
-def page(browser, request):
-    """A fresh page that records console errors; the test fails if any appeared."""
-    context = browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
+#: tall enough for every plot of every view to be in view: plots out of sight are drawn only
+#: when scrolled to (assets/app.js), and most tests read every plot after a change
+TALL = {"width": 1400, "height": 3600}
+#: a laptop's screen: the plots below the fold wait (tests/e2e/test_live.py)
+LAPTOP = {"width": 1400, "height": 1000}
+
+
+def _open_page(browser, viewport: dict):
+    context = browser.new_context(viewport=viewport, accept_downloads=True)
     tab = context.new_page()
     errors: list[str] = []
     tab.on(
@@ -69,6 +74,19 @@ def page(browser, request):
     yield tab
     context.close()
     assert not errors, f"browser console errors: {errors[:5]}"
+
+
+@pytest.fixture
+def page(browser):
+    """A fresh page, every plot in view, that records console errors; the test fails if any
+    appeared."""
+    yield from _open_page(browser, TALL)
+
+
+@pytest.fixture
+def laptop_page(browser):
+    """:func:`page` on a laptop's screen (1400 × 1000): some plots out of sight."""
+    yield from _open_page(browser, LAPTOP)
 
 
 def screenshot(page, name: str) -> Path:

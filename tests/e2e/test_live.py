@@ -7,7 +7,7 @@ import pytest
 
 from app.views import VIEWS
 from benchmarks.browser_latency import PROBE, Network, drag, slider_for, wait_quiet
-from tests.e2e.test_browser import light, open_view
+from tests.e2e.test_browser import light, open_view, wait_for_graphs
 
 pytestmark = pytest.mark.e2e
 VIEW_IDS = [view.key for view in VIEWS]
@@ -41,6 +41,46 @@ def test_a_change_redraws_each_plot_at_most_once(page, live_server, view):
         drawn = page.evaluate(DRAWS)[before:]
         assert drawn, "nothing redrew"
         assert len(drawn) == len(set(drawn)), f"a plot redrew twice: {drawn}"
+
+
+DATA = """s => Array.from(document.querySelector(s)._fullData)
+    .map(t => [t.name, Array.from(t.x || []), Array.from(t.y || [])])"""
+
+
+def test_a_plot_out_of_sight_waits_and_is_brought_up_to_date_in_sight(laptop_page, live_server):
+    page = laptop_page
+    view, graph = VIEWS[0], "loss"  # the single neuron's loss: the last plot, below the fold
+    network = Network(page)
+    open_view(page, live_server, view)
+    _probe(page, view, network)
+    thumb = page.locator(f"#{view.key}-{slider_for(view).name} [role=slider]")
+    thumb.focus()
+    before, sent = len(page.evaluate(DRAWS)), network.sent
+    thumb.press("ArrowRight")
+    wait_quiet(page, network, sent=sent)
+    drawn = page.evaluate(DRAWS)[before:]
+    assert f"{view.key}-graph-surface" in drawn and f"{view.key}-graph-{graph}" not in drawn
+    before, sent = len(page.evaluate(DRAWS)), network.sent
+    page.locator(f"#{view.key}-graph-{graph}").scroll_into_view_if_needed()
+    wait_quiet(page, network, sent=sent)
+    assert page.evaluate(DRAWS)[before:].count(f"{view.key}-graph-{graph}") == 1
+    selector = f"#{view.key}-graph-{graph} .js-plotly-plot"
+    shown = page.evaluate(DATA, selector)
+    page.goto(page.url)  # the same link, drawn from scratch
+    wait_for_graphs(page, view)
+    assert shown == page.evaluate(DATA, selector)
+
+
+def test_a_3d_scene_is_rendered_at_the_screen_s_pixel_ratio(page, live_server):
+    view = VIEWS[0]
+    open_view(page, live_server, view)
+    width, css, ratio = page.evaluate(
+        """s => { const gd = document.querySelector(s); const scene = gd._fullLayout.scene._scene;
+                 return [scene.glplot.gl.drawingBufferWidth, scene.glplot.canvas.clientWidth,
+                         window.devicePixelRatio]; }""",
+        f"#{view.key}-graph-surface .js-plotly-plot",
+    )
+    assert ratio == 1 and abs(width - css) <= 2  # plotly's default would be twice the pixels
 
 
 @pytest.mark.slow

@@ -6,11 +6,13 @@ from dash import Patch, no_update
 from app.views.single_neuron import MAP, TRAJECTORY
 
 
-def _answer(view, cache, controls, drawn=None, frame=0):
+def _answer(view, cache, controls, drawn=None, frame=0, hidden=(), stale=()):
     request = {
         "seq": 2,
         "frame": frame,
         "drawn": None if drawn is None else {"values": view.spec.to_controls(drawn), "frame": 0},
+        "hidden": list(hidden),
+        "stale": list(stale),
     }
     raw = view.spec.to_controls(controls)
     return view.update(cache, request, raw, {"embed": False, "messages": []})
@@ -64,3 +66,24 @@ def test_the_cursor_is_drawn_at_the_page_s_frame(cache):
     function = answer[[p.graph for p in TRAJECTORY.panels].index("function")]
     assert not [t for t in function["data"] if t.get("uid") == "cursor"]
     assert frames["cursor"]["function"]["x"] and frames["lines"]["mu"]
+
+
+def test_plots_out_of_sight_are_left_and_brought_up_to_date_in_sight(cache):
+    graphs = [p.graph for p in TRAJECTORY.panels]
+    before = TRAJECTORY.spec.defaults()
+    after = TRAJECTORY.spec.with_overrides({"lr": 0.02})
+    whole = _answer(TRAJECTORY, cache, after)[: len(graphs)]
+    _answer(TRAJECTORY, cache, before)
+    answer = _answer(TRAJECTORY, cache, after, drawn=before, hidden=["kernel", "loss"])
+    figures = dict(zip(graphs, answer[: len(graphs)], strict=True))
+    assert figures["kernel"] is no_update and figures["loss"] is no_update
+    assert isinstance(figures["mu"], Patch)
+    assert answer[-2]["stale"] == ["kernel", "loss"]
+    # "loss" scrolled into view: asked again for the same values, it alone comes, whole
+    again = _answer(
+        TRAJECTORY, cache, after, drawn=after, hidden=["kernel"], stale=["kernel", "loss"]
+    )
+    figures = dict(zip(graphs, again[: len(graphs)], strict=True))
+    assert figures["loss"] == whole[graphs.index("loss")]
+    assert all(figures[g] is no_update for g in graphs if g != "loss")
+    assert again[-2]["stale"] == ["kernel"]

@@ -3,7 +3,7 @@
 import numpy as np
 from dash import Patch, no_update
 
-from app.core.updates import Request, echo, figure_update, same
+from app.core.updates import Request, echo, figure_update, figure_updates, same
 
 
 def _figure(y, title="S", shapes=None):
@@ -69,3 +69,30 @@ def test_the_echo_is_strict_json():
         [[None]],  # nested three deep at most
         None,
     ]
+
+
+def test_plots_out_of_sight_wait_and_stale_ones_in_sight_are_sent_whole():
+    graphs = ["a", "b", "c", "d"]
+    drawn = ([1], 0, "light")
+    ask = Request.parse(
+        {"drawn": {"values": [1]}, "hidden": ["c", "d", "zz", 5], "stale": ["b", "d"]}
+    )
+    assert (ask.hidden, ask.stale) == ({"c", "d", "zz"}, {"b", "d"})
+    assert ask.drawn == drawn
+    skipped, whole = ask.plan(graphs)
+    assert (skipped, whole) == ({"c", "d"}, {"b"})  # unknown names are ignored
+    # a new state leaves every skipped plot behind; the same state only those already behind
+    assert ask.stale_after(graphs, skipped, [2]) == ["c", "d"]
+    assert ask.stale_after(graphs, skipped, [1]) == ["d"]
+
+
+def test_a_first_load_draws_every_plot():
+    ask = Request.parse({"hidden": ["a", "b"], "stale": ["a"]})
+    assert ask.plan(["a", "b"]) == (frozenset(), frozenset())
+    assert ask.stale_after(["a", "b"], frozenset(), [1]) == []
+
+
+def test_a_plot_not_drawn_gets_no_update():
+    whole = _figure([2])
+    updates = figure_updates([_figure([1]), None], [None, whole])
+    assert updates[0] is no_update and updates[1] is whole
