@@ -42,7 +42,7 @@ def _update(view, cache, controls, page=PAGE):
     answer = view.update(cache, {"seq": 1, "frame": 0, "drawn": None}, raw, page)
     summary, _timing, *rest, reply, job = answer[len(view.panels) :]
     shown = {"values": raw, "frame": 0, "theme": "light"}
-    assert reply == {"seq": 1, "values": raw, "theme": "light", "drawn": shown}
+    assert reply == {"seq": 1, "values": raw, "theme": "light", "drawn": shown, "stale": []}
     assert job is no_update
     return answer[: len(view.panels)], summary, *rest
 
