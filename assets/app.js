@@ -52,7 +52,8 @@
     if (!gates[key]) {
       gates[key] = {
         key: key, seq: 0, inflight: null, answered: null, theme: null, drawn: null, timer: 0,
-        moved: false, force: false, stale: [], visible: {}, watched: new WeakSet(), observer: null
+        moved: false, force: false, stale: [], visible: {}, watched: new WeakSet(), observer: null,
+        root: null
       };
     }
     return gates[key];
@@ -163,8 +164,21 @@
     wake(key);
   }
 
+  /* A view opened again (navigating back to it) is a new page with empty plots: what the
+   * gate knew of the old one no longer holds. */
+  function freshPage(gate) {
+    var root = document.getElementById(gate.key + "-view");
+    if (root === gate.root) { return; }
+    gate.root = root;
+    gate.answered = null;
+    gate.drawn = null;
+    gate.stale = [];
+    gate.visible = {};
+  }
+
   function gateFor(key, values, frame) {
     var gate = gateOf(key);
+    freshPage(gate);
     watch(gate);
     if (gate.inflight && Date.now() - gate.inflight.at < GATE_TIMEOUT_MS) {
       gate.moved = true;  // sent when the answer comes, with the values of that moment

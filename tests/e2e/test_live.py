@@ -71,6 +71,24 @@ def test_a_plot_out_of_sight_waits_and_is_brought_up_to_date_in_sight(laptop_pag
     assert shown == page.evaluate(DATA, selector)
 
 
+def test_a_view_opened_again_draws_every_plot(laptop_page, live_server):
+    """Back on a view after another page: a new page, whatever the gate knew of the old one
+    (what it showed, which plots were stale)."""
+    page, view = laptop_page, VIEWS[0]
+    network = Network(page)
+    open_view(page, live_server, view)
+    _probe(page, view, network)
+    thumb = page.locator(f"#{view.key}-{slider_for(view).name} [role=slider]")
+    thumb.focus()
+    sent = network.sent
+    thumb.press("ArrowRight")
+    wait_quiet(page, network, sent=sent)
+    page.locator(".site-header a[href='/']").first.click()
+    page.wait_for_selector(f"#{view.key}-view", state="detached")
+    page.locator(f"a[href^='{view.path}']").first.click()
+    wait_for_graphs(page, view)  # below the fold too, without scrolling
+
+
 def test_a_3d_scene_is_rendered_at_the_screen_s_pixel_ratio(page, live_server):
     view = VIEWS[0]
     open_view(page, live_server, view)
