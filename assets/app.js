@@ -84,7 +84,8 @@
   /* Redrawing a plot nobody can see costs as much as one in view (a plot takes 15–25 ms to
    * redraw, a 3-D scene more without a GPU), and most of a view's plots are below the fold.
    * The request names the plots out of sight; the server leaves them as they are and the
-   * answer lists them as stale; one that comes (near) into view is brought up to date. */
+   * answer lists them as stale; one that comes into view is brought up to date (from its
+   * first pixel in view: a margin would draw plots nobody sees yet on every step). */
   var NEAR = "0px";
 
   function graphName(key, node) { return node.id.slice(key.length + "-graph-".length); }
@@ -114,6 +115,7 @@
     }
   }
 
+  /* A plot never reported on (not yet drawn, no IntersectionObserver) counts as in view. */
   function hidden(gate) {
     return Object.keys(gate.visible).filter(function (graph) { return gate.visible[graph] === false; });
   }
@@ -122,7 +124,6 @@
     return gate.stale.some(function (graph) { return gate.visible[graph] !== false; });
   }
 
-  /* A plot never reported on (not yet drawn, no IntersectionObserver) counts as in view. */
   /* Ask again for the same values: the stale plots now in view get their figures. */
   function refresh(gate) {
     gate.force = true;
@@ -153,7 +154,7 @@
     gate.theme = answered.theme;
     gate.drawn = answered.drawn || null;
     gate.stale = Array.isArray(answered.stale) ? answered.stale : [];
-    watch(gate);  // the plots exist by now (plotly loads after the first request goes out)
+    watch(gate);  // plots drawn since the last look
     if (staleInView(gate)) { gate.force = true; gate.moved = true; }
     if (gate.moved) { wake(key); }
   }

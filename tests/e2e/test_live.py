@@ -132,8 +132,12 @@ OVERFLOW = """() => { const width = document.documentElement.clientWidth;
   }).map(el => el.tagName + '.' + (el.className.baseVal ?? el.className));
   return [document.documentElement.scrollWidth, width, wide.slice(0, 5)]; }"""
 
-DRAWN = """() => Array.from(document.querySelectorAll('.js-plotly-plot'))
-    .every(gd => gd._fullData && gd._fullData.length > 0)"""
+#: every graph has a plot with data, and nothing is loading (a graph's plot exists only once
+#: plotly has drawn it: counting plots alone can pass with 8 of 45 cards drawn)
+DRAWN = """() => { const plots = Array.from(document.querySelectorAll('.js-plotly-plot'));
+    return plots.length === document.querySelectorAll('.dash-graph').length
+      && !document.querySelector('[data-dash-is-loading="true"]')
+      && plots.every(gd => gd._fullData && gd._fullData.length > 0); }"""
 COVERED = """() => Array.from(document.querySelectorAll('.js-plotly-plot')).filter(gd => {
     gd.scrollIntoView(); const r = gd.getBoundingClientRect();
     const y = r.top + Math.min(40, r.height / 2);
