@@ -52,8 +52,8 @@
     if (!gates[key]) {
       gates[key] = {
         key: key, seq: 0, inflight: null, answered: null, theme: null, drawn: null, timer: 0,
-        moved: false, force: false, stale: [], visible: {}, watched: new WeakSet(), observer: null,
-        root: null
+        moved: false, force: false, stale: [], visible: {}, missed: {}, watched: new WeakSet(),
+        observer: null, root: null
       };
     }
     return gates[key];
@@ -98,9 +98,14 @@
           var graph = graphName(gate.key, entry.target);
           var shown = views[gate.key];
           gate.visible[graph] = entry.isIntersecting;
-          var current = gate.stale.indexOf(graph) === -1;  // (a stale one is redrawn anyway)
-          if (entry.isIntersecting && current && shown && shown.frames) {  // matrix, 3-D cursor
-            restyle(plotOf(gate.key, graph), graph, shown.frames, shown.index);
+          // a matrix or 3-D cursor that Play or the scrubber left behind while out of sight
+          // (a stale plot is redrawn whole anyway)
+          var current = gate.stale.indexOf(graph) === -1;
+          if (entry.isIntersecting && gate.missed[graph]) {
+            delete gate.missed[graph];
+            if (current && shown && shown.frames) {
+              restyle(plotOf(gate.key, graph), graph, shown.frames, shown.index);
+            }
           }
         });
         if (staleInView(gate)) { refresh(gate); }
@@ -138,7 +143,7 @@
     clearTimeout(gate.timer);
     gate.timer = setTimeout(function () { busy(gate.key, true); }, BUSY_MS);
     return {seq: gate.seq, frame: frame, theme: theme(), drawn: gate.drawn,
-            hidden: gate.drawn ? hidden(gate) : [], stale: gate.stale};
+            hidden: hidden(gate), stale: gate.stale};
   }
 
   /* The server's answer to the request in flight: the values it answered for, what the page
@@ -175,6 +180,7 @@
     gate.drawn = null;
     gate.stale = [];
     gate.visible = {};
+    gate.missed = {};
   }
 
   function gateFor(key, values, frame) {
@@ -286,13 +292,16 @@
     if (!view || !view.frames) { return Promise.resolve(); }
     view.index = i;
     var work = [];
-    var visible = gateOf(key).visible;
+    var gate = gateOf(key);
     (view.frames.order || []).forEach(function (graph) {
       var gd = plotOf(key, graph);
       var overlaid = overlay(gd, graph, view.frames, i);
       var matrix = view.frames.heatmaps && view.frames.heatmaps[graph];
       if ((overlaid && !matrix) || !withData) { return; }
-      if (visible[graph] === false) { return; }  // moved when it comes into view (watch)
+      if (gate.visible[graph] === false) {  // moved when it comes into view (watch)
+        gate.missed[graph] = true;
+        return;
+      }
       if (isScene(gd) && scenes === false) { return; }
       var done = restyle(gd, graph, view.frames, i);
       if (done) { work.push(done); }

@@ -7,7 +7,7 @@ import pytest
 
 from app.views import VIEWS
 from benchmarks.browser_latency import PROBE, Network, drag, slider_for, wait_quiet
-from tests.e2e.test_browser import light, open_view, wait_for_graphs
+from tests.e2e.test_browser import MATRIX, VIEWS_BY_KEY, light, open_view, wait_for_graphs
 
 pytestmark = pytest.mark.e2e
 VIEW_IDS = [view.key for view in VIEWS]
@@ -87,6 +87,25 @@ def test_a_view_opened_again_draws_every_plot(laptop_page, live_server):
     page.wait_for_selector(f"#{view.key}-view", state="detached")
     page.locator(f"a[href^='{view.path}']").first.click()
     wait_for_graphs(page, view)  # below the fold too, without scrolling
+
+
+def test_a_matrix_scrubbed_out_of_sight_follows_when_scrolled_to(laptop_page, live_server):
+    """The play bar leaves plots out of sight alone; one scrolled to shows the current frame."""
+    page, view, graph = laptop_page, VIEWS_BY_KEY["networks"], "function"  # below the fold
+    open_view(page, live_server, view)
+    selector = f"#{view.key}-graph-{graph} .js-plotly-plot"
+    first = page.evaluate(MATRIX, [selector])
+    thumb = page.locator(f"#{view.key}-frame [role=slider]")
+    thumb.focus()
+    thumb.press("End")
+    page.wait_for_timeout(500)
+    assert page.evaluate(MATRIX, [selector]) == first  # out of sight: not redrawn
+    page.locator(f"#{view.key}-graph-{graph}").scroll_into_view_if_needed()
+    page.wait_for_function(
+        f"([selector, first]) => ({MATRIX})([selector]) !== first",
+        arg=[selector, first],
+        timeout=10_000,
+    )
 
 
 def test_a_3d_scene_is_rendered_at_the_screen_s_pixel_ratio(page, live_server):
