@@ -64,23 +64,50 @@ def health(url: str) -> dict:
         return json.loads(response.read())
 
 
-def _state(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return "?"
+def _established_inodes() -> set[str]:
+    """The socket inodes of this machine's established TCP connections (IPv4 and IPv6)."""
+    inodes: set[str] = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with contextlib.suppress(OSError):
+            for line in Path(table).read_text().splitlines()[1:]:
+                fields = line.split()
+                if fields[3] == "01":  # ESTABLISHED
+                    inodes.add(fields[9])
+    return inodes
 
 
-def busy_worker(pids: set[int], seconds: float = 5.0) -> int:
-    """A worker that is computing right now (running, not waiting for a request); any worker
-    if none is seen busy in time."""
+def holds_connection(pid: int) -> bool:
+    """Whether a process has accepted (holds) an established TCP connection."""
+    sockets = set()
+    with contextlib.suppress(OSError):
+        for fd in Path(f"/proc/{pid}/fd").iterdir():
+            with contextlib.suppress(OSError):
+                target = os.readlink(fd)
+                if target.startswith("socket:["):
+                    sockets.add(target[len("socket:[") : -1])
+    return bool(sockets & _established_inodes())
+
+
+def replacement_worker(master: int, dead: int, seconds: float = 30) -> int:
+    """The worker a gunicorn master started in place of ``dead`` (waits for it)."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
-        running = [pid for pid in sorted(pids) if _state(pid) == "R"]
-        if running:
-            return running[0]
-        time.sleep(0.002)
-    return min(pids)
+        fresh = servers.worker_pids(master) - {dead}
+        if fresh:
+            return min(fresh)
+        time.sleep(0.01)
+    raise TimeoutError(f"no worker replaced {dead} within {seconds} s")
+
+
+def kill_on_first_connection(pid: int, seconds: float = 30) -> None:
+    """SIGKILL a worker as soon as it accepts a connection, so that the request on it breaks
+    (polled every millisecond; a fresh worker's first answer takes far longer)."""
+    deadline = time.monotonic() + seconds
+    while not holds_connection(pid):
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"worker {pid} accepted no connection within {seconds} s")
+        time.sleep(0.001)
+    os.kill(pid, signal.SIGKILL)
 
 
 #: the views whose every request is answered within ~0.1 s (no trained networks, no background

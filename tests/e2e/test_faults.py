@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import os
 import signal
-import threading
-import time
 
 import pytest
 
@@ -61,34 +59,37 @@ def test_a_read_only_cache_folder_still_serves_every_page():
 
 
 def test_the_page_recovers_when_the_worker_answering_it_dies_twice(browser, tmp_path):
-    """The only worker is killed while it computes a slider's update, and its replacement too
-    while it computes the resent request: the browser's own resend (on a kept-alive connection)
-    covers the first break, the page's resend (assets/app.js) the second; the plots follow."""
+    """The only worker is killed while a slider's update waits on it, and its replacement as
+    soon as it accepts the resent request: the second break is on a fresh connection, which
+    the browser does not resend itself, so the page's resend (assets/app.js) must; the plots
+    follow. The first worker is frozen (SIGSTOP) before the slider moves and the second is
+    killed on its first accepted connection, so neither can answer before it dies."""
     view = VIEWS[0]
     with servers.gunicorn(workers=1, threads=2, log=tmp_path / "log") as (url, master):
         context = browser.new_context(viewport={"width": 1400, "height": 1000})
         page = context.new_page()
+        broken: list[str] = []
+        page.on(
+            "requestfailed",
+            lambda request: (
+                broken.append(request.url) if "_dash-update-component" in request.url else None
+            ),
+        )
         try:
             page.goto(f"{url}{view.path}")
             wait_for_graphs(page, view)
             before = signature(page, view)
-            killed: list[int] = []
-
-            def kill_while_computing(times: int) -> None:
-                for _ in range(times):
-                    workers = servers.worker_pids(master.pid, expected=1)
-                    victim = faults.busy_worker(workers, seconds=10)  # it computes a request
-                    os.kill(victim, signal.SIGKILL)
-                    killed.append(victim)
-                    while victim in servers.worker_pids(master.pid):
-                        time.sleep(0.01)
-
-            killer = threading.Thread(target=kill_while_computing, args=(2,), daemon=True)
-            killer.start()
+            (first,) = servers.worker_pids(master.pid, expected=1)
+            os.kill(first, signal.SIGSTOP)  # the slider's request waits on it
             move(page, view, view.spec.by_name["delta"])
+            page.wait_for_timeout(500)
+            os.kill(first, signal.SIGKILL)
+            second = faults.replacement_worker(master.pid, first)
+            faults.kill_on_first_connection(second)
             wait_for_change(page, view, before, "the worker died twice")
-            killer.join(15)
-            assert len(killed) == 2 and not set(killed) & servers.worker_pids(master.pid)
+            assert broken, "no update request broke: the faults missed the page's requests"
+            third = servers.worker_pids(master.pid, expected=1)
+            assert len(third) == 1 and not third & {first, second}
             assert query(page)["delta"] != "0"
         finally:
             context.close()
