@@ -533,7 +533,8 @@ class _Chunk:
             self.test = Passes(net.widths, net.activation, X_test, cells, slopes=False)
             self.y_test = _take(data.y_test, span)
         self.alive = np.ones(cells, dtype=bool)
-        self.alive_column = np.ones((cells, 1, 1))
+        # γ·(1 if alive else 0) per cell: the factor of the residual a step back-propagates
+        self.top_scale = self.gamma_column * np.ones((cells, 1, 1))
         self.weights_finite = np.ones(cells, dtype=bool)
         self.kernels = _KernelTracker(self) if track_kernel else None
 
@@ -559,9 +560,11 @@ class _Chunk:
                 if k > 0:
                     output = passes.forward(self.current, self.gamma_column)
                     loss = objective(self.kind, output, self.y, passes.residual)
-                    bad = self.alive & ~(self.weights_finite & (loss <= limit))  # NaN fails too
-                    if bad.any():
-                        loss = self._freeze(bad, k, diverged_here)
+                    healthy = self.weights_finite & (loss <= limit)  # NaN fails too
+                    if not healthy.all():  # (checked first: one call in the usual case)
+                        bad = self.alive & ~healthy
+                        if bad.any():
+                            loss = self._freeze(bad, k, diverged_here)
                 if next_record < self.recorded.size and k == self.recorded[next_record]:
                     self._record(out, next_record, loss, k)
                     next_record += 1
@@ -578,7 +581,7 @@ class _Chunk:
         pass, so that what is recorded from here on is that state."""
         diverged_here[bad] = k
         self.alive &= ~bad
-        self.alive_column[bad] = 0.0
+        self.top_scale[bad] = 0.0
         for current, previous in zip(self.current, self.previous, strict=True):
             current[bad] = previous[bad]
         self.weights_finite[bad] = True
@@ -594,8 +597,7 @@ class _Chunk:
         """
         passes = self.passes
         top = passes.residual
-        top *= self.gamma_column
-        top *= self.alive_column
+        top *= self.top_scale
         passes.backward(self.current, top, self.grads)
         for W, grad, step, target in zip(
             self.current, self.grads, self.step_sizes, self.previous, strict=True
@@ -604,10 +606,10 @@ class _Chunk:
             np.subtract(W, grad, out=target)
         self.current, self.previous = self.previous, self.current
         # a weight that overflowed makes its cell's sum non-finite (inf − inf is NaN)
-        finite = np.ones(self.cells, dtype=bool)
-        for W in self.current:
-            finite &= np.isfinite(W.sum(axis=(1, 2)))
-        self.weights_finite = finite
+        total = self.current[0].sum(axis=(1, 2))
+        for W in self.current[1:]:
+            total += W.sum(axis=(1, 2))
+        self.weights_finite = np.isfinite(total)
 
     def _record(self, out: _Records, index: int, loss: np.ndarray, k: int) -> None:
         span, passes = self.span, self.passes

@@ -40,7 +40,7 @@ CROSS_ENTRIES = 2**21
 #: floating-point operations of one request's training (:func:`solvers.networks.training_work`)
 #: — a few seconds on one core: larger requests train fewer steps, and say so
 WORK = 4e10
-#: largest NTK (n·d_out) whose alignment curve is fitted (each of ~100 trials is one
+#: largest NTK (n·d_out) whose alignment curve is fitted (each of ~50 trials is one
 #: eigendecomposition of it)
 FIT_SIZE = 200
 #: values of one forward pass over the plane (records × grid points × widest layer)
@@ -346,7 +346,7 @@ def _fit(scenario: nw.Scenario, curves: Curves, K0: np.ndarray, spectra: Spectra
         return None, None
     if K0.shape[0] > FIT_SIZE:
         return None, (
-            f"not fitted: n·d_out = {K0.shape[0]} is above {FIT_SIZE} (each of ~100 trials is "
+            f"not fitted: n·d_out = {K0.shape[0]} is above {FIT_SIZE} (each of ~50 trials is "
             "an eigendecomposition that wide)"
         )
     y = scenario.data.y
