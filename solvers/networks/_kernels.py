@@ -315,8 +315,10 @@ def fit_feature_learning_rate(
     fit_time_scale : fit s as well as γ.
 
     Cost: about fifty evaluations of the model, each one eigendecomposition of a P × P
-    matrix: a scan of γ‖y‖² ∈ [1e−4, 1e4] and s ∈ [1e−3, 10] (18), then Levenberg–Marquardt
-    from the best of them (about 30, to a relative step of 1e−6 in γ and s).
+    matrix: a scan of γ‖y‖² ∈ [1e−4, 1e4] and s ∈ [1e−3, 10] (18), then a bounded least-squares
+    search from the best of them (about 30, to a relative step of 1e−6 in γ and s; within
+    γ‖y‖² ∈ [1e−6, 1e6] and s ∈ [1e−5, 1e3]). Some curves are fitted about as well by ever
+    larger γ on ever slower clocks; the search then ends at those bounds.
     """
     import scipy.optimize  # here: importing the engine stays light
 
@@ -349,10 +351,17 @@ def fit_feature_learning_rate(
         scores.append(float(errors[best]))
     gamma, time_scale = candidates[int(np.argmin(scores))]
     if gamma > 0:
-        # then Levenberg–Marquardt on the residual curve: it needs about 30 evaluations where a
-        # simplex search on the summed error (Nelder–Mead) needed over a hundred
-        start = np.log([gamma, time_scale])[: 2 if fit_time_scale else 1]
-        search = scipy.optimize.least_squares(misfit, start, method="lm", ftol=1e-6, xtol=1e-6)
+        # then a trust-region least-squares search on the residual curve: it needs about 30
+        # evaluations where a simplex search on the summed error (Nelder–Mead) needed over 100
+        free = slice(0, 2 if fit_time_scale else 1)
+        start = np.log([gamma, time_scale])[free]
+        # bounded: two decades beyond the scan's grids (an unbounded step can reach a γ whose
+        # square overflows)
+        low = np.log([_GAMMA_GRID[0] / size / 100, _SCALE_GRID[0] / 100])[free]
+        high = np.log([_GAMMA_GRID[-1] / size * 100, _SCALE_GRID[-1] * 100])[free]
+        search = scipy.optimize.least_squares(
+            misfit, start, bounds=(low, high), method="trf", ftol=1e-6, xtol=1e-6
+        )
         if np.mean(search.fun**2) <= min(scores):
             gamma = float(np.exp(search.x[0]))
             time_scale = float(np.exp(search.x[1])) if fit_time_scale else 1.0

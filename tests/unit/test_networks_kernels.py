@@ -137,6 +137,18 @@ def test_the_fit_of_a_trained_network_follows_its_alignment_curve():
     assert fit.gamma > 0 and fit.residual < 0.5 * np.std(run.alignment)
 
 
+def test_a_fit_along_a_degenerate_valley_stays_within_its_bounds():
+    # A curve fitted about as well by ever larger γ on ever slower clocks (a ReLU network on 18
+    # inputs): the search stops at its bounds, two decades beyond the scan's grids, instead of
+    # running off to a γ whose square overflows (an unbounded search raised OverflowError here).
+    s = nw.scenario("teacher", d=18, tau=0.1, lr=0.02, steps=2000)
+    run = s.train(records=60)
+    fit = nw.fit_feature_learning_rate(nw.ntk(s.net, s.data.X), s.data.y, run.t, run.alignment)
+    size = float(np.sum(s.data.y**2))
+    assert 0 < fit.gamma * size <= 1e6 * (1 + 1e-9) and fit.time_scale >= 1e-5 * (1 - 1e-9)
+    assert fit.residual < 0.5 * np.std(run.alignment)
+
+
 def test_the_fit_rejects_bad_input():
     K0, target = fe.power_law_task(10, a=1.0, b=1.0, seed=0)
     t = np.linspace(0, 1, 5)
