@@ -118,6 +118,10 @@ class FeatureEvolutionTrajectory:
         return final_alignment(self.K0, self.y, self.gamma)
 
 
+#: the largest γ‖y‖² accepted (its square must stay finite)
+MAX_GAMMA_Y_SQ = 1e150
+
+
 def _check(K0, y, eta, gamma):
     """Validate the inputs; returns them with K₀ symmetrised."""
     y = as_array("y", y, ndim=1)
@@ -142,6 +146,12 @@ def _check(K0, y, eta, gamma):
     gamma = as_finite_scalar("gamma", gamma)
     if gamma < 0:
         raise ValueError(f"gamma (the feature-learning rate) must be >= 0; got {gamma:g}.")
+    # the kernel's norm holds γ²‖y‖⁴: past this it overflows double precision
+    if gamma * float(y @ y) > MAX_GAMMA_Y_SQ:
+        raise ValueError(
+            f"gamma·‖y‖² = {gamma * float(y @ y):.3g} is too large: the kernel's norm would "
+            f"overflow double precision; keep gamma·‖y‖² ≤ {MAX_GAMMA_Y_SQ:g}."
+        )
     return K0, y, eta, gamma
 
 

@@ -199,7 +199,9 @@ def figure(
         "paper_bgcolor": "white",
         "plot_bgcolor": "white",
         "xaxis": axis(x_title, log=log_x),
-        "yaxis": axis(y_title, log=log_y),
+        # a log axis's labels (10⁻¹²) are wider than the margin: let plotly widen it, or the
+        # title is drawn over them
+        "yaxis": axis(y_title, log=log_y, **({"automargin": True} if log_y else {})),
         "showlegend": show_legend,
         "legend": {
             "orientation": "h",

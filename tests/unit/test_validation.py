@@ -55,6 +55,7 @@ CASES = [
     (lambda: fe.exact(-K0_OK, Y_OK, [0.0]), "positive semi-definite"),
     (lambda: fe.exact(K0_OK[:3, :3], Y_OK, [0.0]), "K0"),
     (lambda: fe.exact(K0_OK, Y_OK, [0.0], gamma=-1.0), "gamma"),
+    (lambda: fe.exact(K0_OK, Y_OK, [0.0], gamma=1e200), "gamma·‖y‖²"),
     (lambda: fe.exact(K0_OK, Y_OK, [0.0], eta=0.0), "eta"),
     (lambda: fe.power_law_task(10, -1.0, 1.0), "exponents"),
     (lambda: fe.power_law_task(0, 1.0, 1.0), "samples"),
