@@ -83,8 +83,11 @@ class Frames:
     def count(self) -> int:
         return len(self.t)
 
-    def payload(self, order: list[str]) -> dict:
-        """The JSON the browser animates from; ``order`` lists the view's graphs in page order."""
+    def payload(self, order: list[str], omit: frozenset[str] = frozenset()) -> dict:
+        """The JSON the browser animates from; ``order`` lists the view's graphs in page order.
+        The matrices of the graphs in ``omit`` are left out: plots out of sight that show an
+        older state, which get their figure and frames whole when they come into view (a
+        network's function plane is 60 matrices, most of an answer's bytes)."""
 
         def cursor(c: Cursor) -> dict:
             out = {"x": _nested(c.x), "y": _nested(c.y)}
@@ -98,7 +101,9 @@ class Frames:
             "cursor": {graph: cursor(c) for graph, c in self.points.items()},
             "lines": {graph: rounded(x) for graph, x in self.lines.items()},
             # typed arrays: smaller than nested lists, and far cheaper for Dash to serialise
-            "heatmaps": {g: [pack(m) for m in stack] for g, stack in self.heatmaps.items()},
+            "heatmaps": {
+                g: [pack(m) for m in stack] for g, stack in self.heatmaps.items() if g not in omit
+            },
         }
 
 

@@ -238,9 +238,12 @@ class View(Generic[Controls, Result]):
                 return reply.failed(len(self.panels), [*corrections, failure])
         graphs = [panel.graph for panel in self.panels]
         skipped, whole = ask.plan(graphs)
+        stale = ask.stale_after(graphs, skipped, reply.asked)
         try:
             computed = self.results(cache, controls)
-            drawn = self.draw(controls, computed, ask.frame, ask.theme, skip=skipped)
+            drawn = self.draw(
+                controls, computed, ask.frame, ask.theme, skip=skipped, stale=frozenset(stale)
+            )
             figures, summary, notes, frames = drawn
             before = self._drawn(cache, ask.drawn, skip=skipped | whole)
         except Exception as error:  # shown on the page; the request still succeeds
@@ -251,7 +254,6 @@ class View(Generic[Controls, Result]):
         timing = computed.describe()
         if computed.milliseconds is None:
             timing = finished_job_text(done, raw_controls) or timing
-        stale = ask.stale_after(graphs, skipped, reply.asked)
         return reply.drawn(figures, summary, timing, [*corrections, *notes], frames, stale)
 
     def _search(self, controls: Controls, page: Any) -> str:
@@ -285,13 +287,16 @@ class View(Generic[Controls, Result]):
         frame: int = 0,
         theme: str = "light",
         skip: frozenset[str] = frozenset(),
+        stale: frozenset[str] = frozenset(),
     ) -> tuple[list[Figure | None], Any, list[str], dict | None]:
         """(figures, summary, notes, frames payload) for a computed result, every cursor at
         ``frame`` of the play bar, the plots in the page's colour ``theme``; the graphs named
-        in ``skip`` are not drawn (None)."""
+        in ``skip`` are not drawn (None), those in ``stale`` get no matrices in the frames."""
         result = computed.result
         order = [panel.graph for panel in self.panels]
-        frames = self.frames(controls, result).payload(order) if self.frames else None
+        frames = None
+        if self.frames:
+            frames = self.frames(controls, result).payload(order, omit=stale)
         figures: list[Figure | None] = []
         for panel in self.panels:
             if panel.graph in skip:

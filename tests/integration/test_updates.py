@@ -3,6 +3,7 @@ cursor stays where the page has it."""
 
 from dash import Patch, no_update
 
+from app.views import lambda_balanced
 from app.views.single_neuron import MAP, TRAJECTORY
 
 
@@ -87,3 +88,23 @@ def test_plots_out_of_sight_are_left_and_brought_up_to_date_in_sight(cache):
     assert figures["loss"] == whole[graphs.index("loss")]
     assert all(figures[g] is no_update for g in graphs if g != "loss")
     assert again[-2]["stale"] == ["kernel"]
+
+
+def test_the_frames_leave_out_the_matrices_of_stale_plots_until_they_are_in_sight(cache):
+    # a matrix plot left out of sight by a change gets no frames (60 matrices for a network's
+    # function plane); in sight again, its figure and its frames come whole
+    view = lambda_balanced.TRAJECTORY
+    before = view.spec.defaults()
+    after = view.spec.with_overrides({"lam": 1.0})
+    first = _answer(view, cache, before)[-4]
+    assert {"function", "rsm_in", "rsm_out"} <= set(first["heatmaps"])
+    changed = _answer(view, cache, after, drawn=before, hidden=["rsm_in", "rsm_out"])
+    assert changed[-2]["stale"] == ["rsm_in", "rsm_out"]
+    assert set(changed[-4]["heatmaps"]) == {"function"}
+    again = _answer(
+        view, cache, after, drawn=after, hidden=["rsm_out"], stale=["rsm_in", "rsm_out"]
+    )
+    assert again[-2]["stale"] == ["rsm_out"]
+    fresh = _answer(view, cache, after)[-4]
+    assert set(again[-4]["heatmaps"]) == {"function", "rsm_in"}
+    assert again[-4]["heatmaps"]["rsm_in"] == fresh["heatmaps"]["rsm_in"]
