@@ -10,7 +10,9 @@ so static layers (a surface, axes, annotations) are neither sent nor redrawn.
 
 Plots scrolled out of sight are not drawn at all: the request names them (``hidden``) and they
 get no update; the answer lists them as ``stale``, and the gate asks again when one comes into
-view, which then gets its whole figure (the page does not know which state it shows).
+view, which then gets its whole figure (the page does not know which state it shows). The play
+bar's frames leave out the matrices of stale plots too (:meth:`Frames.payload`): they come
+with that whole figure.
 """
 
 from __future__ import annotations
