@@ -238,6 +238,22 @@ class FeatureLearningFit:
     alignment: np.ndarray  #: (T,) the measured alignment
     eta: float  #: the model's learning rate for the normalised kernel, η·‖K₀‖_F (before s)
     kernel_scale: float  #: ‖K₀‖_F
+    #: standard error of ln γ from the search's Jacobian and residual (NaN if no search ran):
+    #: above ~2 (a factor e² ≈ 7) the curve does not determine γ — ever larger γ on ever
+    #: slower clocks fit it about as well — and ``gamma_final`` is the better estimate
+    log_gamma_error: float = float("nan")
+
+
+def _log_error(jacobian: np.ndarray, residual: np.ndarray) -> float:
+    """Standard error of the first parameter (ln γ) of a least-squares fit: the residual's
+    variance times the first diagonal entry of (JᵀJ)⁻¹; inf if JᵀJ is singular."""
+    samples, parameters = jacobian.shape
+    variance = float(residual @ residual) / max(samples - parameters, 1)
+    try:
+        covariance = np.linalg.inv(jacobian.T @ jacobian) * variance
+    except np.linalg.LinAlgError:
+        return float("inf")
+    return float(np.sqrt(max(covariance[0, 0], 0.0)))
 
 
 def _final_gamma(kernel: np.ndarray, y: np.ndarray, final: float) -> float:
@@ -350,6 +366,7 @@ def fit_feature_learning_rate(
         candidates.append((gamma, float(scales[best])))
         scores.append(float(errors[best]))
     gamma, time_scale = candidates[int(np.argmin(scores))]
+    log_gamma_error = float("nan")
     if gamma > 0:
         # then a trust-region least-squares search on the residual curve: it needs about 30
         # evaluations where a simplex search on the summed error (Nelder–Mead) needed over 100
@@ -365,6 +382,7 @@ def fit_feature_learning_rate(
         if np.mean(search.fun**2) <= min(scores):
             gamma = float(np.exp(search.x[0]))
             time_scale = float(np.exp(search.x[1])) if fit_time_scale else 1.0
+            log_gamma_error = _log_error(search.jac, search.fun)
     fitted = curves(gamma, np.array([time_scale]))[0]
     return FeatureLearningFit(
         gamma=gamma,
@@ -376,4 +394,5 @@ def fit_feature_learning_rate(
         alignment=measured,
         eta=model_eta,
         kernel_scale=scale,
+        log_gamma_error=log_gamma_error,
     )

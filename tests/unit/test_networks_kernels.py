@@ -103,6 +103,7 @@ def test_the_fit_finds_a_slower_clock():
     curve = fe.exact(K0 / scale, target, 0.03 * t, eta=scale / 25, gamma=2.0).alignment
     fit = nw.fit_feature_learning_rate(K0, target, t, curve)
     assert np.isclose(fit.gamma, 2.0, rtol=1e-5) and np.isclose(fit.time_scale, 0.03, rtol=1e-5)
+    assert fit.log_gamma_error < 1e-4  # an exact model curve determines γ
 
 
 def test_the_fit_of_a_frozen_kernel_is_zero():
@@ -135,6 +136,7 @@ def test_the_fit_of_a_trained_network_follows_its_alignment_curve():
     run = nw.train(net, X, y, lr=0.05, steps=1500, record=nw.default_record(1500, 60))
     fit = nw.fit_feature_learning_rate(nw.ntk(net, X), y, run.t, run.alignment)
     assert fit.gamma > 0 and fit.residual < 0.5 * np.std(run.alignment)
+    assert fit.log_gamma_error < 1  # this curve determines γ to within a factor e
 
 
 def test_a_fit_along_a_degenerate_valley_stays_within_its_bounds():
@@ -146,6 +148,7 @@ def test_a_fit_along_a_degenerate_valley_stays_within_its_bounds():
     fit = nw.fit_feature_learning_rate(nw.ntk(s.net, s.data.X), s.data.y, run.t, run.alignment)
     size = float(np.sum(s.data.y**2))
     assert 0 < fit.gamma * size <= 1e6 * (1 + 1e-9) and fit.time_scale >= 1e-5 * (1 - 1e-9)
+    assert fit.log_gamma_error > 10  # and says that γ is not determined
     assert fit.residual < 0.5 * np.std(run.alignment)
 
 

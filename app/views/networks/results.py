@@ -43,6 +43,8 @@ WORK = 4e10
 #: largest NTK (n·d_out) whose alignment curve is fitted (each of ~50 trials is one
 #: eigendecomposition of it)
 FIT_SIZE = 200
+#: above this standard error of ln γ the fitted γ is reported as undetermined
+UNDETERMINED_LOG_ERROR = 2.0
 #: values of one forward pass over the plane (records × grid points × widest layer)
 SURFACE_BLOCK = 2**21
 #: points of the exact linear limit's curves
@@ -225,6 +227,8 @@ class Fit:
     residual: float
     gamma_final: float
     link: dict[str, Any]
+    #: the curve determines γ (see :attr:`solvers.networks.FeatureLearningFit.log_gamma_error`)
+    determined: bool = True
 
 
 @dataclass(frozen=True)
@@ -328,15 +332,16 @@ def _clamped(value: float, low: float, high: float) -> float:
     return float(f"{min(max(value, low), high):.4g}")
 
 
-def _link(fit: nw.FeatureLearningFit, y: np.ndarray, spectra: Spectra) -> dict[str, Any]:
-    """The kernel-alignment view's settings for this fit: its power-law task with the network's
-    initial exponents, and the γ of the same strength there (:func:`equivalent_gamma`)."""
+def _link(gamma: float, y: np.ndarray, spectra: Spectra) -> dict[str, Any]:
+    """The kernel-alignment view's settings for a fitted ``gamma``: its power-law task with
+    the network's initial exponents, and the γ of the same strength there
+    (:func:`equivalent_gamma`)."""
     b, a = spectra.exponents[:2]
     b = _clamped(1.2 if math.isnan(b) else b, 0.0, 3.0)
     a = _clamped(1.5 if math.isnan(a) else a, 0.2, 4.0)
     samples = int(min(max(y.size, 8), ALIGNMENT_SAMPLES))
     K_task, y_task = fe.power_law_task(samples, a, b, 0)
-    gamma = nw.equivalent_gamma(fit.gamma, y, K_task, y_task)
+    gamma = nw.equivalent_gamma(gamma, y, K_task, y_task)
     return {"gamma": _clamped(gamma, 1e-3, 1e3), "a": a, "b": b, "samples": samples, "seed": 0}
 
 
@@ -354,8 +359,13 @@ def _fit(scenario: nw.Scenario, curves: Curves, K0: np.ndarray, spectra: Spectra
         fit = nw.fit_feature_learning_rate(K0, y, curves.t, curves.alignment)
     except ValueError as error:
         return None, f"could not be fitted: {error}"
-    link = _link(fit, y.reshape(-1), spectra)
-    found = Fit(fit.gamma, fit.time_scale, fit.fitted, fit.residual, fit.gamma_final, link)
+    # a standard error of ln γ above 2 is a factor e² ≈ 7 either way: no determination
+    determined = not fit.log_gamma_error > UNDETERMINED_LOG_ERROR
+    strength = fit.gamma if determined or not math.isfinite(fit.gamma_final) else fit.gamma_final
+    link = _link(strength, y.reshape(-1), spectra)
+    found = Fit(
+        fit.gamma, fit.time_scale, fit.fitted, fit.residual, fit.gamma_final, link, determined
+    )
     return found, None
 
 

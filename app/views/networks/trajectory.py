@@ -491,6 +491,11 @@ def _gamma(run: Run):
         f"{fit.residual:.2g}); from the final alignment alone (their eq. 20) "
         f"{fit.gamma_final:.3g}. "
     )
+    if not fit.determined:
+        text += (
+            "The curve does not determine the fitted γ: ever larger γ on ever slower clocks "
+            "fit it about as well, so the final-alignment estimate is the one to read. "
+        )
     search = alignment_view.VIEW.spec.encode(alignment_view.VIEW.spec.with_overrides(fit.link))
     # relative to this page, so that it also works under a path prefix
     href = alignment_view.VIEW.path.lstrip("/") + search

@@ -290,6 +290,31 @@ def test_the_fitted_gamma_and_its_link_to_the_kernel_alignment_view():
     assert parse_qs(parts.query)["samples"] == [str(min(chosen.n, 300))]
 
 
+def test_a_gamma_the_curve_does_not_determine_is_called_so_and_links_by_the_final_estimate():
+    # at d = 18 the network's alignment curve is fitted about as well by ever larger γ on ever
+    # slower clocks (the fit's standard error of ln γ is ~100): the summary says so and the link
+    # carries the final-alignment estimate (their eq. 20) instead
+    name = "feature-learning rate (Shan & Bordelon Fig. 6D)"
+    undetermined = VIEW.spec.with_overrides({"d": 18})
+    result = VIEW.compute(undetermined)
+    (text, link) = dict(VIEW.facts(undetermined, result))[name]
+    assert not result.fit.determined and "does not determine" in text
+    y = _targets(undetermined)
+    opened = ALIGNMENT.parse_link("?" + urlsplit(link.href).query).controls
+    K_task, y_task = fe.power_law_task(opened.samples, opened.a, opened.b, opened.seed)
+    carried = opened.gamma * (y_task @ y_task) / np.linalg.norm(K_task)
+    assert carried == pytest.approx(result.fit.gamma_final * (y @ y), rel=1e-3)
+    defaults = VIEW.spec.defaults()
+    (text, _) = dict(VIEW.facts(defaults, VIEW.compute(defaults)))[name]
+    assert "does not determine" not in text
+
+
+def _targets(controls) -> np.ndarray:
+    """The network view's training targets for ``controls``, flattened."""
+    scenario, _ = results.build(controls)
+    return scenario.data.y.reshape(-1)
+
+
 def test_the_specialization_matrix_of_the_ten_digits():
     chosen = at("fig-4")
     result = VIEW.compute(chosen)
