@@ -334,7 +334,8 @@ def fit_feature_learning_rate(
     matrix: a scan of γ‖y‖² ∈ [1e−4, 1e4] and s ∈ [1e−3, 10] (18), then a bounded least-squares
     search from the best of them (about 30, to a relative step of 1e−6 in γ and s; within
     γ‖y‖² ∈ [1e−6, 1e6] and s ∈ [1e−5, 1e3]). Some curves are fitted about as well by ever
-    larger γ on ever slower clocks; the search then ends at those bounds.
+    larger γ on ever slower clocks (γ·s about constant): the search stops somewhere along that
+    valley, and ``log_gamma_error`` says that γ is not determined.
     """
     import scipy.optimize  # here: importing the engine stays light
 

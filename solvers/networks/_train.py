@@ -534,7 +534,7 @@ class _Chunk:
             self.y_test = _take(data.y_test, span)
         self.alive = np.ones(cells, dtype=bool)
         # γ·(1 if alive else 0) per cell: the factor of the residual a step back-propagates
-        self.top_scale = self.gamma_column * np.ones((cells, 1, 1))
+        self.top_scale = np.array(self.gamma_column, dtype=float)  # a copy: zeroed per cell
         self.weights_finite = np.ones(cells, dtype=bool)
         self.kernels = _KernelTracker(self) if track_kernel else None
 
