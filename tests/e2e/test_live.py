@@ -7,7 +7,16 @@ import pytest
 
 from app.views import VIEWS
 from benchmarks.browser_latency import PROBE, Network, drag, slider_for, wait_quiet
-from tests.e2e.test_browser import MATRIX, VIEWS_BY_KEY, light, open_view, wait_for_graphs
+from tests.e2e.test_browser import (
+    MATRIX,
+    VIEWS_BY_KEY,
+    light,
+    move,
+    open_view,
+    signature,
+    wait_for_change,
+    wait_for_graphs,
+)
 
 pytestmark = pytest.mark.e2e
 VIEW_IDS = [view.key for view in VIEWS]
@@ -105,6 +114,38 @@ def test_a_matrix_scrubbed_out_of_sight_follows_when_scrolled_to(laptop_page, li
         f"([selector, first]) => ({MATRIX})([selector]) !== first",
         arg=[selector, first],
         timeout=10_000,
+    )
+
+
+def test_a_matrix_changed_out_of_sight_arrives_whole_with_its_frames(laptop_page, live_server):
+    """A change leaves the matrix below the fold stale, and its frames out of the answer; the
+    play bar then moves; scrolled to, the matrix shows the new state at the play bar's frame,
+    as a freshly opened page of the same link does."""
+    page, view, graph = laptop_page, VIEWS_BY_KEY["networks"], "function"
+    open_view(page, live_server, view)
+    selector = f"#{view.key}-graph-{graph} .js-plotly-plot"
+    first, before = page.evaluate(MATRIX, [selector]), signature(page, view)
+    move(page, view, view.spec.by_name["tau"])
+    wait_for_change(page, view, before, "a step of τ")
+    page.wait_for_timeout(1000)  # the second key press's answer too
+    assert page.evaluate(MATRIX, [selector]) == first  # out of sight: left as it was
+    thumb = page.locator(f"#{view.key}-frame [role=slider]")
+    thumb.focus()
+    thumb.press("End")
+    page.wait_for_timeout(500)
+    page.locator(f"#{view.key}-graph-{graph}").scroll_into_view_if_needed()
+    fresh = page.context.new_page()
+    try:
+        fresh.goto(page.url)
+        wait_for_graphs(fresh, view)
+        expected = fresh.evaluate(MATRIX, [selector])
+    finally:
+        fresh.close()
+    assert expected != first and "frame=" in page.url
+    page.wait_for_function(
+        f"([selector, expected]) => ({MATRIX})([selector]) === expected",
+        arg=[selector, expected],
+        timeout=15_000,
     )
 
 
