@@ -225,6 +225,30 @@ def test_a_phone_screen_neither_scrolls_sideways_nor_covers_a_plot(browser, live
         context.close()
 
 
+#: graphs whose mode bar (shown after a tap) overlaps their legend
+MODEBAR_ON_LEGEND = """() => Array.from(document.querySelectorAll('.js-plotly-plot')).filter(gd => {
+    const bar = gd.querySelector('.modebar'), legend = gd.querySelector('.legend');
+    if (!bar || !legend) { return false; }
+    const a = bar.getBoundingClientRect(), b = legend.getBoundingClientRect();
+    return a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+  }).map(gd => gd.closest('[id]').id)"""
+
+
+@pytest.mark.parametrize("path", [VIEWS[0].path, VIEWS[4].path])
+def test_on_a_phone_the_mode_bar_leaves_the_legends_readable(browser, live_server, path):
+    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    try:
+        page.goto(live_server + path)
+        page.wait_for_function(DRAWN, timeout=60_000)
+        # the first answer's figures have the legends (the layout's placeholders do not)
+        page.wait_for_function("() => document.querySelectorAll('.legend').length >= 2")
+        page.wait_for_timeout(500)
+        assert page.evaluate(MODEBAR_ON_LEGEND) == []
+    finally:
+        context.close()
+
+
 NAMES = """() => Array.from(document.querySelectorAll(
       '[role=slider], input[type=number], input[type=radio], input[type=checkbox], button'))
     .filter(el => el.offsetParent !== null)
