@@ -79,6 +79,15 @@ def query(page) -> dict[str, str]:
     return {k: v[0] for k, v in parse_qs(urlparse(page.url).query).items()}
 
 
+def wait_for_no_job(page, view, timeout_ms: int = 60_000) -> None:
+    """Until no background job of the view is running (its progress bar is hidden)."""
+    page.wait_for_function(
+        "id => { const bar = document.getElementById(id); return !bar || bar.hidden; }",
+        arg=f"{view.key}-job-bar",
+        timeout=timeout_ms,
+    )
+
+
 def wait_for_change(page, view, before: str, what: str) -> None:
     deadline = 60
     for _ in range(deadline):
@@ -127,6 +136,9 @@ def test_every_control_updates_the_link_and_each_kind_changes_the_plots(page, li
     changed_kinds, kinds = set(), {("log" if s.log else s.kind) for s in view.spec.fields}
     for spec in view.spec.fields:
         kind = "log" if spec.log else spec.kind
+        # a change of the map before may have started a background job; a display switch
+        # (labels) waits for it, so the plots would not change within the window below
+        wait_for_no_job(page, view)
         before, link_before = signature(page, view), query(page)
         move(page, view, spec)
         for _ in range(40):
