@@ -152,6 +152,27 @@ def test_a_fit_along_a_degenerate_valley_stays_within_its_bounds():
     assert fit.residual < 0.5 * np.std(run.alignment)
 
 
+@pytest.mark.parametrize(("d", "determined"), [(18, False), (2, True)])
+def test_the_error_of_ln_gamma_says_whether_the_curve_pins_gamma_down(d, determined):
+    # independently of the search: move γ by a factor e² either way along the valley (γ·s
+    # fixed) and evaluate the exact model — the misfit barely changes where the error of ln γ
+    # is large, and grows several-fold where it is small
+    s = nw.scenario("teacher", d=d, tau=0.1, lr=0.02, steps=2000)
+    run = s.train(records=60)
+    K0 = nw.ntk(s.net, s.data.X)
+    fit = nw.fit_feature_learning_rate(K0, s.data.y, run.t, run.alignment)
+    kernel, y = K0 / np.linalg.norm(K0), s.data.y.reshape(-1)
+    for factor in (np.e**2, np.e**-2):
+        moved = fe.exact(
+            kernel, y, fit.time_scale / factor * run.t, eta=fit.eta, gamma=fit.gamma * factor
+        ).alignment
+        ratio = np.sqrt(np.mean((moved - run.alignment) ** 2)) / fit.residual
+        if determined:
+            assert fit.log_gamma_error < 0.5 and ratio > 3
+        else:
+            assert fit.log_gamma_error > 10 and ratio < 1.01
+
+
 def test_the_fit_rejects_bad_input():
     K0, target = fe.power_law_task(10, a=1.0, b=1.0, seed=0)
     t = np.linspace(0, 1, 5)
