@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections.abc import Callable
 
 from dash import Dash, Input, Output, State, dcc, html
 from flask import Response, jsonify
 from werkzeug.exceptions import HTTPException
+
+from solvers.networks import compile_training_loop
 
 from . import home, paper_figures
 from .cache import ResultCache
@@ -41,6 +44,7 @@ def create_app(settings: Settings | None = None, **dash_options) -> Dash:
     go to :class:`dash.Dash` (and override the path prefixes of ``settings``)."""
     settings = settings or Settings.from_env()
     keep_freed_memory()  # large temporaries reuse memory instead of page-faulting afresh
+    _compile_training_loop()
     app = Dash(
         __name__,
         title="Lazy vs rich learning, exactly",
@@ -74,6 +78,15 @@ def create_app(settings: Settings | None = None, **dash_options) -> Dash:
     _refuse_malformed_requests(app)
     _register_component_bundles(app)
     return app
+
+
+def _compile_training_loop() -> None:
+    """Have the compiled step loop of small networks ready before the first request (gunicorn
+    loads the app in its master, so the workers it forks inherit it): a few seconds the first
+    time on a machine, while numba compiles and caches it; a fraction of one after."""
+    start = time.perf_counter()
+    if compile_training_loop():
+        log.info("training loop compiled in %.1f s", time.perf_counter() - start)
 
 
 def _linker(prefix: str) -> Callable[[str], str]:

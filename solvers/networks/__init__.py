@@ -1,7 +1,9 @@
 """Nonlinear and deep fully connected networks trained by full-batch gradient descent — the
 papers' experiments next to the exact linear theory (docs/networks.md).
 
-Pure numpy (scikit-learn only for its bundled digits, imported when :func:`digits` is called).
+Pure numpy (scikit-learn only for its bundled digits, imported when :func:`digits` is called;
+numba, where installed, runs the steps of small networks compiled — :func:`train` gives the
+same results without it, up to rounding).
 Every array may carry leading batch axes, so a whole τ × δ grid of networks (or a sweep over σ,
 γ or the learning rate) trains as one set of array operations:
 
@@ -80,6 +82,7 @@ from ._train import (
     MAX_TRAIN_STEPS,
     MAX_WORK,
     Training,
+    compile_training_loop,
     default_record,
     layer_alignments,
     train,
@@ -119,6 +122,7 @@ __all__ = [
     "active_units",
     "admits_linear_limit",
     "alpha_from_tau_delta",
+    "compile_training_loop",
     "data_set",
     "default_record",
     "digit_bundle",

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from . import _compiled
 from ._engine import LOSSES, Passes, ntk_from_passes, objective, spectral_norm
 from ._model import (
     Network,
@@ -37,6 +38,7 @@ __all__ = [
     "MAX_TRAIN_STEPS",
     "MAX_WORK",
     "Training",
+    "compile_training_loop",
     "default_record",
     "layer_alignments",
     "train",
@@ -93,6 +95,18 @@ class Training:
     #: with ``record_weights``: per layer ``(..., R, n_out, n_in)``, the weights at each recorded
     #: step (a diverged cell's repeat its last good state); else None
     weights: tuple[np.ndarray, ...] | None = None
+
+
+def compile_training_loop() -> bool:
+    """Compile the loop that runs small networks' steps (:mod:`._compiled`), or load it from
+    numba's on-disk cache, so that no later :func:`train` call waits for it: a few seconds the
+    first time on a machine, a fraction of one after. Returns whether numba is there (without
+    it every step runs in numpy and there is nothing to compile)."""
+    if _compiled.AVAILABLE:
+        rng = np.random.default_rng(0)
+        net = Network((rng.normal(size=(3, 2)), rng.normal(size=(1, 3))), "relu", 1.0)
+        train(net, rng.normal(size=(4, 2)), rng.normal(size=(4, 1)), lr=0.1, steps=2)
+    return _compiled.AVAILABLE
 
 
 def default_record(steps: int, count: int = 200) -> np.ndarray:
@@ -537,6 +551,10 @@ class _Chunk:
         self.top_scale = np.array(self.gamma_column, dtype=float)  # a copy: zeroed per cell
         self.weights_finite = np.ones(cells, dtype=bool)
         self.kernels = _KernelTracker(self) if track_kernel else None
+        # small steps run compiled; larger ones as batched numpy matmuls (BLAS is faster there)
+        step_flops = cells * _step_flops(net.widths, self.passes.samples)
+        self.compiled = _compiled.AVAILABLE and step_flops <= _compiled.MAX_STEP_FLOPS
+        self.activation = net.activation
 
     def run(
         self, out: _Records, diverged: np.ndarray, final: list[np.ndarray], report: _Progress
@@ -555,26 +573,78 @@ class _Chunk:
             self.initial_patterns = passes.patterns()
             if self.kernels is not None:  # the reference of S(0, t), whatever is recorded
                 self.initial_kernel_record = self.kernels.measure(self.current, first=True)
-            next_record = 0
-            for k in range(self.steps + 1):
-                if k > 0:
-                    output = passes.forward(self.current, self.gamma_column)
-                    loss = objective(self.kind, output, self.y, passes.residual)
-                    healthy = self.weights_finite & (loss <= limit)  # NaN fails too
-                    if not healthy.all():  # (checked first: one call in the usual case)
-                        bad = self.alive & ~healthy
-                        if bad.any():
-                            loss = self._freeze(bad, k, diverged_here)
-                if next_record < self.recorded.size and k == self.recorded[next_record]:
-                    self._record(out, next_record, loss, k)
-                    next_record += 1
-                if k == self.steps:
-                    break
-                report(k)
-                self._step()
+            run = self._run_compiled if self.compiled else self._run_arrays
+            run(out, loss, limit, diverged_here, report)
         diverged[span] = diverged_here
         for target, W in zip(final, self.current, strict=True):
             target[span] = W
+
+    def _run_arrays(self, out, loss, limit, diverged_here, report) -> None:
+        """Every step as numpy calls on the whole chunk (:meth:`_step`)."""
+        passes, next_record = self.passes, 0
+        for k in range(self.steps + 1):
+            if k > 0:
+                output = passes.forward(self.current, self.gamma_column)
+                loss = objective(self.kind, output, self.y, passes.residual)
+                healthy = self.weights_finite & (loss <= limit)  # NaN fails too
+                if not healthy.all():  # (checked first: one call in the usual case)
+                    bad = self.alive & ~healthy
+                    if bad.any():
+                        loss = self._freeze(bad, k, diverged_here)
+            if next_record < self.recorded.size and k == self.recorded[next_record]:
+                self._record(out, next_record, loss, k)
+                next_record += 1
+            if k == self.steps:
+                break
+            report(k)
+            self._step()
+
+    def _run_compiled(self, out, loss, limit, diverged_here, report) -> None:
+        """The steps between records in compiled code, a cell at a time
+        (:func:`._compiled.advance`); each record from a numpy forward pass, as above."""
+        passes, done = self.passes, 0
+        # every cell's weights in one (C, P) array, which the layers of ``current`` view
+        params = np.concatenate([W.reshape(self.cells, -1) for W in self.current], axis=1)
+        layout = _compiled.layout(passes.widths, passes.samples)
+        self.current = [
+            params[:, start : start + n_out * n_in].reshape(self.cells, n_out, n_in)
+            for start, (n_out, n_in) in zip(layout[0], layout[1], strict=True)
+        ]
+
+        def cells_first(array: np.ndarray) -> np.ndarray:
+            return np.ascontiguousarray(array[None] if array.ndim == 2 else array, np.float64)
+
+        arguments = (
+            _compiled.activation_code(self.activation),
+            self.kind == "bce",
+            params,
+            layout,
+            cells_first(passes.X),
+            cells_first(self.y),
+            self.gamma,
+            np.stack([self.lr * eta for eta in self.etas], axis=1),
+            np.ascontiguousarray(limit),
+            self.alive,
+            diverged_here,
+        )
+        for index, k in enumerate(self.recorded):
+            if k > done:
+                done = self._advance(arguments, done, int(k), report)
+                output = passes.forward(self.current, self.gamma_column)
+                loss = objective(self.kind, output, self.y, passes.residual)
+            self._record(out, index, loss, k)
+        self._advance(arguments, done, self.steps, report)
+
+    @staticmethod
+    def _advance(arguments: tuple, start: int, stop: int, report: _Progress) -> int:
+        """Steps ``start → stop``, split at the multiples of ``report.every`` (which
+        ``report`` is told of, as the numpy loop tells it)."""
+        while start < stop:
+            report(start)
+            end = min((start // report.every + 1) * report.every, stop)
+            _compiled.advance(*arguments, start, end)
+            start = end
+        return stop
 
     def _freeze(self, bad: np.ndarray, k: int, diverged_here: np.ndarray) -> np.ndarray:
         """Stop the cells ``bad`` at their previous (last good) state and redo the forward
