@@ -30,10 +30,13 @@ def delta_at(position):
     return DELTA_LINEAR * np.sinh(np.asarray(position, dtype=float))
 
 
-def _delta_ticks(spread: float) -> tuple[list[float], list[str]]:
+def _delta_ticks(spread: float, every: int = 1) -> tuple[list[float], list[str]]:
+    """A tick at 0 and at every decade of |δ| up to ``spread``; a label at 0 and at every
+    ``every``-th decade down from the largest (half-width plots have room for half of them)."""
     powers = [10.0**k for k in range(-3, 3) if 10.0**k <= spread * 1.0001]
+    shown = set(powers[::-1][::every])
     values = [-p for p in reversed(powers)] + [0.0] + powers
-    texts = [f"{v:g}".replace("-", "−") for v in values]
+    texts = [f"{v:g}".replace("-", "−") if v == 0 or abs(v) in shown else "" for v in values]
     return [float(delta_position(v)) for v in values], texts
 
 
@@ -50,7 +53,7 @@ def _labels(controls: Controls, result: Map) -> list[tuple[float, float, str]]:
     ]
 
 
-def _portrait(controls: Controls, result: Map, z: np.ndarray, **options) -> Figure:
+def _portrait(controls: Controls, result: Map, z: np.ndarray, every: int = 1, **options) -> Figure:
     deltas = np.broadcast_to(result.deltas, z.shape)
     return fig.portrait(
         z,
@@ -58,7 +61,7 @@ def _portrait(controls: Controls, result: Map, z: np.ndarray, **options) -> Figu
         result.scales,
         y_title="initial scale τ",
         log_y=True,
-        x_ticks=_delta_ticks(controls.spread),
+        x_ticks=_delta_ticks(controls.spread, every),
         customdata=deltas,
         **options,
     )
@@ -86,6 +89,7 @@ def draw_loss(controls: Controls, result: Map) -> Figure:
         result,
         result.loss_ratio_log10,
         x_title="relative scale δ",
+        every=2,
         colorbar="log₁₀ L(t)/L(0)",
         zmax=0.0,
         colorscale="Blues_r",
@@ -106,7 +110,7 @@ def draw_slices(controls: Controls, result: Map) -> Figure:
     figure = fig.figure(
         slices, x_title="relative scale δ", y_title="S(0, t)", height=360, hovermode="closest"
     )
-    ticks = _delta_ticks(controls.spread)
+    ticks = _delta_ticks(controls.spread, every=2)
     figure["layout"]["xaxis"] |= {"tickmode": "array", "tickvals": ticks[0], "ticktext": ticks[1]}
     return figure
 
