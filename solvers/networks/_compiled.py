@@ -97,13 +97,14 @@ def _product(inputs, W, out):
                     total += inputs[i, k] * W[j, k]
                 out[i, j] = total
     else:
+        transposed = np.ascontiguousarray(W.T)  # (a few hundred numbers: cheap next to the sums)
         for i in range(rows):
             for j in range(cols):
                 out[i, j] = 0.0
             for k in range(inner):
                 a = inputs[i, k]
                 for j in range(cols):
-                    out[i, j] += a * W[j, k]
+                    out[i, j] += a * transposed[k, j]
 
 
 @_compiled
@@ -173,13 +174,21 @@ def _step(params, new, rates, layout, X, buffers, grad):
         g = _layer(grad, offsets, shapes, layer)
         inputs = X if layer == 0 else _units(value, starts, samples, widths, layer - 1)
         n_out, n_in = W.shape
-        g[:, :] = 0.0
-        for i in range(samples):
-            for j in range(n_out):
-                u = upstream[i, j]
-                if u != 0.0:
+        if n_in >= n_out:
+            g[:, :] = 0.0
+            for i in range(samples):
+                for j in range(n_out):
+                    u = upstream[i, j]
                     for k in range(n_in):
                         g[j, k] += u * inputs[i, k]
+        else:  # accumulated transposed, so that the innermost loop runs along the longer axis
+            transposed = np.zeros((n_in, n_out))
+            for i in range(samples):
+                for k in range(n_in):
+                    x = inputs[i, k]
+                    for j in range(n_out):
+                        transposed[k, j] += upstream[i, j] * x
+            g[:, :] = transposed.T
         if layer > 0:  # ∂L/∂z_{l−1} = (∂L/∂z_l · W_l) ⊙ σ'(z_{l−1}), from the old weights
             down = _units(z, starts, samples, widths, layer - 1)
             s = _units(slope, starts, samples, widths, layer - 1)
