@@ -484,6 +484,13 @@ def _check_work(widths, samples, X_test, cells, steps, records, track_kernel) ->
 def _chunk_cells(widths, samples, X_test, track_kernel, cells) -> int:
     """Cells per chunk: as many as fit :data:`CHUNK_BUDGET` float64 working values."""
     tests = 0 if X_test is None else X_test.shape[-2]
+    per_cell = _cell_values(widths, samples, tests, track_kernel)
+    return max(1, min(cells, CHUNK_BUDGET // max(per_cell, 1)))
+
+
+def _cell_values(widths, samples: int, tests: int, track_kernel: bool) -> int:
+    """float64 working values of one cell: pass buffers, weights and their copies, and the
+    initial kernel (the others are built a block at a time)."""
     hidden = sum(widths[1:])
     per_cell = (
         3 * samples * hidden
@@ -492,8 +499,8 @@ def _chunk_cells(widths, samples, X_test, track_kernel, cells) -> int:
     )
     if track_kernel:
         size = samples * widths[-1]
-        per_cell += size * size  # the initial kernel (the others are built a block at a time)
-    return max(1, min(cells, CHUNK_BUDGET // max(per_cell, 1)))
+        per_cell += size * size
+    return per_cell
 
 
 def _allocate(cells, records, depth, with_test, track_kernel) -> _Records:
@@ -601,7 +608,8 @@ class _Chunk:
 
     def _run_compiled(self, out, loss, limit, diverged_here, report) -> None:
         """The steps between records in compiled code, a cell at a time
-        (:func:`._compiled.advance`); each record from a numpy forward pass, as above."""
+        (:func:`._compiled.advance`). The recorded states are kept and evaluated a block at a
+        time (:class:`_States`): one set of array operations for many records."""
         passes, done = self.passes, 0
         # every cell's weights in one (C, P) array, which the layers of ``current`` view
         params = np.concatenate([W.reshape(self.cells, -1) for W in self.current], axis=1)
@@ -627,13 +635,16 @@ class _Chunk:
             self.alive,
             diverged_here,
         )
+        states = _States(self, params.shape[1])
         for index, k in enumerate(self.recorded):
             if k > done:
                 done = self._advance(arguments, done, int(k), report)
-                output = passes.forward(self.current, self.gamma_column)
-                loss = objective(self.kind, output, self.y, passes.residual)
-            self._record(out, index, loss, k)
+            if k == 0:  # the start: the forward pass above holds it
+                self._record(out, index, loss, 0)
+            elif states.keep(index, params):
+                states.record(out)
         self._advance(arguments, done, self.steps, report)
+        states.record(out)
 
     @staticmethod
     def _advance(arguments: tuple, start: int, stop: int, report: _Progress) -> int:
@@ -645,6 +656,40 @@ class _Chunk:
             _compiled.advance(*arguments, start, end)
             start = end
         return stop
+
+    def repeated(self, count: int, weights: list[np.ndarray]) -> _Chunk:
+        """This chunk's cells ``count`` times over (record-major) at the states ``weights``
+        (``(count·C, n_out, n_in)`` per layer), their forward pass done and its loss in
+        ``loss``: the recorded states :class:`_States` evaluates with :meth:`_record`."""
+
+        def tiled(array: np.ndarray) -> np.ndarray:  # a per-cell array, repeated
+            return np.tile(array, (count,) + (1,) * (array.ndim - 1))
+
+        def data(array: np.ndarray) -> np.ndarray:  # data shared by the cells stay shared
+            return array if array.ndim == 2 else tiled(array)
+
+        block = object.__new__(_Chunk)
+        block.kind, block.cells = self.kind, count * self.cells
+        block.span = slice(0, block.cells)
+        block.current, block.initial = weights, [tiled(W) for W in self.initial]
+        block.gamma, block.etas = tiled(self.gamma), [tiled(eta) for eta in self.etas]
+        block.gamma_column = block.gamma[:, None, None]
+        block.y, block.initial_patterns = data(self.y), [tiled(p) for p in self.initial_patterns]
+        widths, activation = self.passes.widths, self.activation
+        block.passes = Passes(widths, activation, data(self.passes.X), block.cells, slopes=True)
+        output = block.passes.forward(weights, block.gamma_column)
+        block.loss = objective(self.kind, output, block.y)
+        block.test = None
+        if self.test is not None:
+            X_test = data(self.test.X)
+            block.test = Passes(widths, activation, X_test, block.cells, slopes=False)
+            block.y_test = data(self.y_test)
+        block.kernels = None
+        if self.kernels is not None:
+            block.kernels = _KernelTracker(block)
+            block.kernels.unit_initial = tiled(self.kernels.unit_initial)
+            block.kernels.initial_zero = tiled(self.kernels.initial_zero)
+        return block
 
     def _freeze(self, bad: np.ndarray, k: int, diverged_here: np.ndarray) -> np.ndarray:
         """Stop the cells ``bad`` at their previous (last good) state and redo the forward
@@ -707,6 +752,82 @@ class _Chunk:
         if out.weights is not None:
             for target, W in zip(out.weights, self.current, strict=True):
                 target[span, index] = W
+
+
+class _States:
+    """Recorded states of a compiled run, waiting to be evaluated as one batch.
+
+    A block of B recorded states of the chunk's C cells is evaluated as a chunk of B·C cells
+    (record-major) by the same :meth:`_Chunk._record` as every other record, then written to
+    each cell's row: the diagnostics cost one set of array operations per block instead of one
+    per record. Blocks are sized to :data:`CHUNK_BUDGET` working values.
+    """
+
+    def __init__(self, chunk: _Chunk, parameters: int) -> None:
+        self.chunk = chunk
+        passes = chunk.passes
+        tests = 0 if chunk.test is None else chunk.test.samples
+        kernel = chunk.kernels is not None
+        # (the repeated initial kernels are a second P² per state, beside the tracker's own)
+        extra = passes.samples**2 * passes.widths[-1] ** 2 if kernel else 0
+        per_state = parameters + extra + _cell_values(passes.widths, passes.samples, tests, kernel)
+        self.block = max(1, CHUNK_BUDGET // (chunk.cells * per_state))
+        self.values = np.empty((min(self.block, chunk.recorded.size), chunk.cells, parameters))
+        self.indices: list[int] = []
+
+    def keep(self, index: int, params: np.ndarray) -> bool:
+        """Keep the state of record ``index``; True once the block is full."""
+        self.values[len(self.indices)] = params
+        self.indices.append(index)
+        return len(self.indices) == self.values.shape[0]
+
+    def record(self, out: _Records) -> None:
+        """Evaluate and write the kept states; the block is empty after."""
+        if not self.indices:
+            return
+        chunk, count = self.chunk, len(self.indices)
+        cells = count * chunk.cells
+        flat = self.values[:count].reshape(cells, -1)
+        weights, start = [], 0
+        for W in chunk.initial:
+            size = W.shape[1] * W.shape[2]
+            weights.append(flat[:, start : start + size].reshape(cells, *W.shape[1:]))
+            start += size
+        batch = _Records(
+            **{name: _block_array(getattr(out, name), cells) for name in _RECORD_FIELDS},
+            weights=None if out.weights is None else [_block_array(W, cells) for W in out.weights],
+        )
+        block = chunk.repeated(count, weights)
+        block._record(batch, 0, block.loss, -1)
+        columns = np.array(self.indices)
+        for target, values in zip(_fields(out), _fields(batch), strict=True):
+            if target is not None:
+                rows = values.reshape(count, chunk.cells, *values.shape[2:])
+                target[chunk.span, columns] = np.swapaxes(rows, 0, 1)
+        self.indices = []
+
+
+_RECORD_FIELDS = (
+    "loss",
+    "test_loss",
+    "kernel_distance",
+    "alignment",
+    "kernel_norm",
+    "zeta",
+    "activation_distance",
+    "parameter_distance",
+)
+
+
+def _fields(records: _Records) -> list[np.ndarray | None]:
+    """The per-(cell, record) arrays of ``records``, in field order, weights layer by layer."""
+    arrays = [getattr(records, name) for name in _RECORD_FIELDS]
+    return arrays + (list(records.weights) if records.weights is not None else [])
+
+
+def _block_array(array: np.ndarray | None, cells: int) -> np.ndarray | None:
+    """A (cells, 1, …) array shaped like ``array``'s (C, R, …), for one block of states."""
+    return None if array is None else np.zeros((cells, 1, *array.shape[2:]))
 
 
 class _KernelTracker:

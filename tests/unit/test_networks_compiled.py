@@ -88,6 +88,25 @@ def test_a_batch_with_its_own_data_rates_and_gammas_per_cell(monkeypatch):
     np.testing.assert_array_equal(compiled.final.weights[0][1], net.weights[0][1])
 
 
+@pytest.mark.parametrize("budget", [2**21, 2**12])
+def test_recorded_states_evaluated_in_blocks_give_each_record(monkeypatch, budget):
+    """The compiled run evaluates its recorded states a block at a time (one block, or one or
+    two records per block under a small budget); shared data with as many samples as cells must
+    stay shared, not be taken for per-cell data."""
+    from solvers.networks import _train
+
+    monkeypatch.setattr(_train, "CHUNK_BUDGET", budget)
+    cells = 6
+    net = _network((2, 5, 3, 1), "leaky_relu", batch=(cells,), gamma=1.3)
+    X, y = RNG.standard_normal((cells, 2)), RNG.standard_normal((cells, 1))
+    X_test, y_test = RNG.standard_normal((4, 2)), RNG.standard_normal((4, 1))
+    options = dict(lr=0.05, steps=120, X_test=X_test, y_test=y_test, record_weights=True)
+    compiled, arrays = _both(monkeypatch, net, X, y, **options)
+    _assert_same_run(compiled, arrays, rtol=1e-9)
+    for W_compiled, W_arrays in zip(compiled.weights, arrays.weights, strict=True):
+        np.testing.assert_allclose(W_compiled, W_arrays, rtol=1e-9, atol=1e-12)
+
+
 def test_divergence_stops_the_same_cells_at_the_same_step_in_both_loops(monkeypatch):
     net = _network((2, 8, 1), "tanh", batch=(3,), gamma=1.0)
     X, y = RNG.standard_normal((10, 2)), 3 * RNG.standard_normal((10, 1))
