@@ -15,7 +15,7 @@ indexes by hand. :meth:`Frames.payload` is the JSON the browser reads.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,7 +23,7 @@ import numpy as np
 
 from ..ui.figures import CURSOR, pack, rounded, thin
 
-__all__ = ["Cursor", "Frames"]
+__all__ = ["Cursor", "Frames", "Matrices"]
 
 
 @dataclass(frozen=True)
@@ -33,6 +33,30 @@ class Cursor:
     x: np.ndarray
     y: np.ndarray
     z: np.ndarray | None = None
+
+
+class Matrices(Mapping):
+    """graph → its matrices (F, rows, columns). A stack given as a function is computed when
+    first read: the matrices of a plot out of sight are left out of the answer
+    (:meth:`Frames.payload`), and then never computed."""
+
+    def __init__(self, stacks: Mapping[str, np.ndarray | Callable[[], np.ndarray]]) -> None:
+        self._stacks = dict(stacks)
+
+    def __getitem__(self, graph: str) -> np.ndarray:
+        stack = self._stacks[graph]
+        if callable(stack):
+            stack = self._stacks[graph] = stack()
+        return stack
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._stacks)
+
+    def __len__(self) -> int:
+        return len(self._stacks)
+
+    def adding(self, graph: str, stack: np.ndarray | Callable[[], np.ndarray]) -> Matrices:
+        return Matrices({**self._stacks, graph: stack})
 
 
 @dataclass(frozen=True)
@@ -45,7 +69,7 @@ class Frames:
     #: graph → the x position of its vertical cursor per frame (F,)
     lines: Mapping[str, np.ndarray] = field(default_factory=dict)
     #: graph → one matrix per frame (F, rows, columns)
-    heatmaps: Mapping[str, np.ndarray] = field(default_factory=dict)
+    heatmaps: Matrices = field(default_factory=lambda: Matrices({}))
 
     @classmethod
     def along(cls, t: np.ndarray, limit: int = 120) -> Frames:
@@ -75,9 +99,17 @@ class Frames:
         return frames
 
     def heatmap(self, graph: str, stack: Any) -> Frames:
-        """The matrix ``graph`` shows at each frame, from a stack over the full axis (T, r, c)."""
-        matrices = np.asarray(stack, dtype=float)[self.rows]
-        return dataclasses.replace(self, heatmaps={**self.heatmaps, graph: matrices})
+        """The matrix ``graph`` shows at each frame, from a stack over the full axis (T, r, c),
+        or from a function returning it: called only if the matrices are needed."""
+        rows = self.rows
+        if callable(stack):
+
+            def matrices() -> np.ndarray:
+                return np.asarray(stack(), dtype=float)[rows]
+
+        else:
+            matrices = np.asarray(stack, dtype=float)[rows]
+        return dataclasses.replace(self, heatmaps=self.heatmaps.adding(graph, matrices))
 
     @property
     def count(self) -> int:
@@ -102,7 +134,7 @@ class Frames:
             "lines": {graph: rounded(x) for graph, x in self.lines.items()},
             # typed arrays: smaller than nested lists, and far cheaper for Dash to serialise
             "heatmaps": {
-                g: [pack(m) for m in stack] for g, stack in self.heatmaps.items() if g not in omit
+                g: [pack(m) for m in self.heatmaps[g]] for g in self.heatmaps if g not in omit
             },
         }
 

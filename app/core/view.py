@@ -278,7 +278,9 @@ class View(Generic[Controls, Result]):
         result = cache.get(self.key, physics, self.result_type)
         if result is None:
             return None
-        return self.draw(controls, Computed(result, None), drawn[1], drawn[2], skip=skip)[0]
+        # (the matrices of graphs not drawn are not needed either: they may cost a computation)
+        computed = Computed(result, None)
+        return self.draw(controls, computed, drawn[1], drawn[2], skip=skip, stale=skip)[0]
 
     def draw(
         self,

@@ -33,3 +33,21 @@ def test_several_markers_per_frame_travel_as_lists():
     frames = Frames.along(t).point("neurons", x=np.ones((5, 3)), y=np.zeros((5, 3)))
     cursor = frames.payload(["neurons"])["cursor"]["neurons"]
     assert cursor["x"] == [[1.0, 1.0, 1.0]] * 5 and "z" not in cursor
+
+
+def test_matrices_given_as_a_function_are_computed_only_when_sent():
+    calls = []
+
+    def stack():
+        calls.append(1)
+        return np.arange(5 * 2 * 3, dtype=float).reshape(5, 2, 3)
+
+    frames = Frames.along(np.linspace(0, 1, 5), limit=3).heatmap("plane", stack)
+    left_out = frames.payload(["plane"], omit=frozenset({"plane"}))
+    assert left_out["heatmaps"] == {} and calls == []
+    sent = frames.payload(["plane"])
+    assert calls == [1] and len(sent["heatmaps"]["plane"]) == 3
+    # the frames' rows of the stack, computed once however often they are read
+    np.testing.assert_array_equal(frames.heatmaps["plane"], stack()[frames.rows])
+    frames.payload(["plane"])
+    assert calls == [1, 1]  # (the second call is the check's own)

@@ -11,9 +11,12 @@ keep one request bounded and the order in which the parts are computed.
 
 from __future__ import annotations
 
+import collections
 import dataclasses
+import hashlib
 import itertools
 import math
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -253,17 +256,61 @@ class Specialization:
 
 @dataclass(frozen=True)
 class Plane:
-    """A network on two-dimensional inputs: its function and activation regions over the
-    plane at every record, the data, and (two layers) each neuron's |aᵢ|wᵢ."""
+    """A network on two-dimensional inputs: the recorded networks, whose function and
+    activation regions over the plane (:attr:`function`, :attr:`parity`) are computed when a
+    plot first needs them, the data, and (two layers) each neuron's |aᵢ|wᵢ."""
 
     extent: float  #: the grid spans [−extent, extent]²
-    function: np.ndarray  #: (R, G, G) float32, f at grid point (row y, column x)
-    parity: np.ndarray  #: (R, G, G) bool, an odd number of active hidden units
+    weights: tuple[np.ndarray, ...]  #: per layer (R, n_out, n_in): the network at each record
+    activation: str
+    gamma: float
     X: np.ndarray  #: (n, 2)
     y: np.ndarray  #: (n,)
     neurons: np.ndarray | None  #: (R, h, 2)
     signs: np.ndarray | None  #: (h,) the sign of each aᵢ at the start
     teacher: np.ndarray | None  #: (k, 2) the teacher's directions
+
+    @property
+    def function(self) -> np.ndarray:
+        """(R, G, G) float32: f at grid point (row y, column x) at each record."""
+        return _surface_of(self)[0]
+
+    @property
+    def parity(self) -> np.ndarray:
+        """(R, G, G) bool: an odd number of active hidden units."""
+        return _surface_of(self)[1]
+
+
+#: the surfaces computed last in this process, by the recorded networks they are of: a plot
+#: in sight is drawn for each change and for the state before it (to send only what changed)
+_SURFACES: collections.OrderedDict[bytes, tuple[np.ndarray, np.ndarray]] = collections.OrderedDict()
+SURFACES_KEPT = 4
+_SURFACES_LOCK = threading.Lock()
+
+
+def _surface_of(plane: Plane) -> tuple[np.ndarray, np.ndarray]:
+    """(function, parity) of ``plane`` over its grid: ~20 ms at width 50, so computed only for
+    a plot that shows it (the plane is below the fold), and kept for the next request."""
+    digest = hashlib.blake2b(digest_size=16)
+    digest.update(f"{plane.activation} {plane.gamma!r} {plane.extent!r}".encode())
+    for W in plane.weights:
+        digest.update(np.ascontiguousarray(W).data)
+    key = digest.digest()
+    with _SURFACES_LOCK:
+        found = _SURFACES.get(key)
+        if found is not None:
+            _SURFACES.move_to_end(key)
+            return found
+    axis = np.linspace(-plane.extent, plane.extent, GRID)
+    points = np.stack(np.meshgrid(axis, axis), axis=-1).reshape(-1, 2)  # row y, column x
+    values, counts = _surface(plane.weights, plane.activation, plane.gamma, points)
+    shape = (values.shape[0], GRID, GRID)
+    found = (values.reshape(shape).astype(np.float32), (counts % 2 == 1).reshape(shape))
+    with _SURFACES_LOCK:
+        _SURFACES[key] = found
+        while len(_SURFACES) > SURFACES_KEPT:
+            _SURFACES.popitem(last=False)
+    return found
 
 
 @dataclass(frozen=True)
@@ -386,18 +433,15 @@ def _surface(weights: tuple[np.ndarray, ...], activation: str, gamma, points: np
 def _plane(scenario: nw.Scenario, run: nw.Training) -> Plane:
     data, net = scenario.data, scenario.net
     extent = float(f"{1.15 * max(float(np.max(np.abs(data.X))), 1e-3):.3g}")
-    axis = np.linspace(-extent, extent, GRID)
-    points = np.stack(np.meshgrid(axis, axis), axis=-1).reshape(-1, 2)  # row y, column x
-    values, counts = _surface(run.weights, net.activation, net.gamma, points)
-    shape = (values.shape[0], GRID, GRID)
     neurons = signs = None
     if net.depth == 2 and net.d_out == 1:
         neurons = nw.neuron_vectors(nw.Network(run.weights, net.activation, net.gamma))
         signs = np.sign(net.weights[1][0])
     return Plane(
         extent,
-        values.reshape(shape).astype(np.float32),
-        (counts % 2 == 1).reshape(shape),
+        run.weights,
+        net.activation,
+        float(net.gamma),
         data.X,
         data.y[:, 0],
         neurons,

@@ -550,7 +550,8 @@ def frames(controls: Controls, run: Run) -> Frames:
     found = Frames.along(run.curves.t, FRAMES).lines_on(*TIME_PANELS)
     plane = run.plane
     if plane is not None:
-        found = found.heatmap("function", plots.encoded(plane))
+        # computed only if the function's plot is in sight (its matrices are sent then)
+        found = found.heatmap("function", lambda: plots.encoded(plane))
         if plane.neurons is not None:
             found = found.point("neurons", x=plane.neurons[..., 0], y=plane.neurons[..., 1])
     return found

@@ -12,7 +12,7 @@ from urllib.parse import parse_qs, urlsplit
 import numpy as np
 import pytest
 import scipy.linalg
-from dash import dcc
+from dash import dcc, no_update
 
 from app.core.downloads import to_csv, to_json
 from app.views.kernel_alignment import TRAJECTORY as ALIGNMENT
@@ -24,7 +24,7 @@ from solvers import feature_evolution as fe
 from solvers import finite_width as fw
 from solvers import networks as nw
 from tests.integration import calls
-from tests.integration.figures import trace
+from tests.integration.figures import trace, unpacked
 from tests.integration.networks import drawn, kunin_teacher_student, streams
 
 #: the largest request the view's ranges allow (every cap bites)
@@ -406,6 +406,29 @@ def test_the_callback_answers_with_frames_and_no_message_at_the_defaults(cache):
     assert set(reply.frames["heatmaps"]) == {"function"}
     assert set(reply.frames["cursor"]) == {"neurons"}
     assert len(json.dumps(reply.frames)) < 450_000
+
+
+def test_the_function_plane_is_computed_only_for_a_plot_in_sight(cache):
+    """The plane below the fold costs ~20 ms a change: an answer for a page where it is out of
+    sight neither draws it nor sends its matrices, and computes none (the cached run holds the
+    recorded weights, from which the plane is computed when the plot comes into view)."""
+    before = VIEW.spec.to_controls(VIEW.spec.with_overrides({"seed": 1}))
+    calls.answer(VIEW, cache, raw=before)  # the page as first drawn (every plot)
+    results._SURFACES.clear()
+    drawn = {"values": before, "frame": 0, "theme": "light"}
+    hidden = ["distances", "zeta", "function", "neurons", "spectrum", "specialization"]
+    request = {"seq": 2, "frame": 0, "drawn": drawn, "hidden": hidden, "stale": []}
+    reply = calls.answer(VIEW, cache, request=request)  # the seed moved to 0
+    assert reply.figure(VIEW, "function") is no_update
+    assert "function" not in reply.frames["heatmaps"] and "function" in reply.reply["stale"]
+    assert len(results._SURFACES) == 0
+    drawn = dict(drawn, values=VIEW.spec.to_controls(VIEW.spec.defaults()))
+    in_sight = {"seq": 3, "frame": 0, "drawn": drawn, "hidden": [], "stale": ["function"]}
+    reply = calls.answer(VIEW, cache, request=in_sight)  # scrolled to the plane
+    assert len(results._SURFACES) == 1 and len(reply.frames["heatmaps"]["function"]) > 0
+    result = VIEW.compute(VIEW.spec.defaults())
+    matrix = unpacked(reply.figure(VIEW, "function")["data"][0]["z"])
+    np.testing.assert_allclose(matrix, encoded(result.plane)[0], atol=1e-6)
 
 
 # -- background jobs ---------------------------------------------------------------------------
