@@ -83,8 +83,12 @@ def create_app(settings: Settings | None = None, **dash_options) -> Dash:
 def _compile_training_loop() -> None:
     """Have the compiled step loop of small networks ready before the first request (gunicorn
     loads the app in its master, so the workers it forks inherit it): a few seconds the first
-    time on a machine, while numba compiles and caches it; a fraction of one after."""
+    time on a machine, while numba compiles and caches it; a fraction of one after. The
+    optimiser of the network view's fit is loaded here too (the engine imports it on first
+    use, ~0.1 s that the first request of every worker would wait)."""
     start = time.perf_counter()
+    import scipy.optimize  # noqa: F401
+
     if compile_training_loop():
         log.info("training loop compiled in %.1f s", time.perf_counter() - start)
 

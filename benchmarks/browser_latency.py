@@ -129,9 +129,16 @@ def settle(page) -> None:
     page.wait_for_timeout(1500)
 
 
+#: view → the slider to step instead of :func:`slider_for`'s choice (``--slider view=name``)
+CHOSEN_SLIDERS: dict[str, str] = {}
+
+
 def slider_for(view):
-    """The physics slider a student would try first (a linear one if there is one)."""
+    """The physics slider a student would try first (a linear one if there is one), or the one
+    chosen on the command line."""
     numeric = [f for f in view.spec.fields if f.kind in ("float", "int") and f.physics]
+    if view.key in CHOSEN_SLIDERS:
+        return next(f for f in numeric if f.name == CHOSEN_SLIDERS[view.key])
     return next((f for f in numeric if not f.log), numeric[0])
 
 
@@ -271,7 +278,17 @@ def main() -> None:
     parser.add_argument("--views", nargs="*", default=[v.key for v in VIEWS])
     parser.add_argument("--steps", type=int, default=12)
     parser.add_argument("--students", type=int, default=0)
+    parser.add_argument(
+        "--slider",
+        nargs="*",
+        default=[],
+        metavar="VIEW=NAME",
+        help="step this slider of a view (e.g. networks=tau) instead of its first linear one",
+    )
     options = parser.parse_args()
+    for choice in options.slider:
+        view_key, _, name = choice.partition("=")
+        CHOSEN_SLIDERS[view_key] = name
     from playwright.sync_api import sync_playwright
 
     chosen = [v for v in VIEWS if v.key in options.views]

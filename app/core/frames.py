@@ -117,9 +117,10 @@ class Frames:
 
     def payload(self, order: list[str], omit: frozenset[str] = frozenset()) -> dict:
         """The JSON the browser animates from; ``order`` lists the view's graphs in page order.
-        The matrices of the graphs in ``omit`` are left out: plots out of sight that show an
-        older state, which get their figure and frames whole when they come into view (a
-        network's function plane is 60 matrices, most of an answer's bytes)."""
+        The matrices and markers of the graphs in ``omit`` are left out: plots out of sight
+        that show an older state, which get their figure and frames whole when they come into
+        view (a network's function plane is 60 matrices, most of an answer's bytes; its
+        neurons 60 × 2 × width numbers, which the page's store takes ~20 ms to digest)."""
 
         def cursor(c: Cursor) -> dict:
             out = {"x": _nested(c.x), "y": _nested(c.y)}
@@ -130,7 +131,7 @@ class Frames:
         return {
             "t": rounded(self.t),
             "order": order,
-            "cursor": {graph: cursor(c) for graph, c in self.points.items()},
+            "cursor": {graph: cursor(c) for graph, c in self.points.items() if graph not in omit},
             "lines": {graph: rounded(x) for graph, x in self.lines.items()},
             # typed arrays: smaller than nested lists, and far cheaper for Dash to serialise
             "heatmaps": {
