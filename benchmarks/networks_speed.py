@@ -1,5 +1,7 @@
 """How fast does the batched network engine train a grid of networks, against the same work one
-network at a time, against the machine's matmul rate, and against the same loop in JAX?
+network at a time, against the machine's matmul rate, and against the same loop in JAX? And
+how much faster is the compiled step loop of small networks than the numpy loop, run side by
+side on the same networks?
 
     python benchmarks/networks_speed.py [--repeats 5]
 
@@ -13,7 +15,13 @@ n samples): forward 2·n·Σ n_l·n_{l−1}, weight gradients the same, back-pro
 2·n·Σ_{l≥2} n_l·n_{l−1}. "train only" rows record steps 0 and the last (the NTK twice);
 "records" rows record the default ~200 log-spaced steps with every diagnostic (the NTK at each).
 The JAX rows run the same analytic forward/backward over the same batch, without divergence
-checks or records: a lower bound on the work of the numpy rows.
+checks or records: a lower bound on the work of the numpy rows. One network at a time runs
+compiled where its step is small (solvers/networks/_compiled.py), as the engine chooses.
+
+"compiled / numpy" rows train the same networks (records 0 and the last only) once through the
+compiled loop and once through the numpy loop, alternately; ratio = numpy time / compiled time
+(above 1: compiled faster). The engine uses the compiled loop up to
+``_compiled.MAX_STEP_FLOPS`` matmul flops per step of a chunk of networks.
 """
 
 from __future__ import annotations
@@ -39,6 +47,7 @@ import numpy as np  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from anywhere
 
 from solvers import networks as nw  # noqa: E402
+from solvers.networks import _compiled  # noqa: E402
 
 STEPS = 500
 
@@ -196,6 +205,56 @@ def jax_rows(name, net, X, y, lr, repeats, rows):
     )
 
 
+#: (name, widths, samples, cells, activation): from the network view's default up to sizes
+#: where numpy's batched matmuls win
+LOOP_CASES = (
+    ("network view default: d=2, h=50, n=20", (2, 50, 1), 20, 1, "relu"),
+    ("tanh, d=2, h=50, n=20", (2, 50, 1), 20, 1, "tanh"),
+    ("Xu & Ziyin Fig. 1: d=1, h=200, n=100", (1, 200, 1), 100, 1, "relu"),
+    ("depth 4: d=2, h=50, n=20", (2, 50, 50, 50, 1), 20, 1, "relu"),
+    ("16 networks: d=2, h=50, n=20", (2, 50, 1), 20, 16, "relu"),
+    ("64 networks: d=2, h=50, n=20", (2, 50, 1), 20, 64, "relu"),
+    ("digits: d=64, h=50, n=100", (64, 50, 1), 100, 1, "relu"),
+    ("digits, width 200: d=64, h=200, n=100", (64, 200, 1), 100, 1, "relu"),
+)
+
+
+def compiled_rows(repeats: int, rows) -> None:
+    """The compiled loop against the numpy loop on the same networks, timed alternately."""
+    rng = np.random.default_rng(0)
+    limit = _compiled.MAX_STEP_FLOPS
+    for name, widths, n, cells, activation in LOOP_CASES:
+        weights = tuple(
+            rng.standard_normal((cells, b, a)) / np.sqrt(a) for a, b in itertools.pairwise(widths)
+        )
+        net = nw.Network(weights, activation, 1.0)
+        X, y = rng.standard_normal((n, widths[0])), rng.standard_normal((n, 1))
+        steps = 2000
+
+        def run(threshold: float, net=net, X=X, y=y, steps=steps) -> None:
+            _compiled.MAX_STEP_FLOPS = threshold
+            nw.train(net, X, y, lr=0.01, steps=steps, record=[0, steps], track_kernel=False)
+
+        try:
+            t_compiled, t_numpy = paired_times(
+                lambda: run(np.inf), lambda: run(0.0), repeats, repeats
+            )
+        finally:
+            _compiled.MAX_STEP_FLOPS = limit
+        flops = cells * step_flops(widths, n)
+        chosen = "compiled" if flops <= limit else "numpy"
+        rows.append(
+            (
+                f"compiled / numpy, {name}: {flops:.2g} flops a step (engine: {chosen})",
+                f"{1e6 * t_compiled / steps:9.1f}",
+                f"{1e6 * t_numpy / steps:9.1f}",
+                f"{t_numpy / t_compiled:6.1f}×",
+                "",
+                "",
+            )
+        )
+
+
 def memory_row(rows) -> None:
     """Peak traced memory of the largest request a dashboard makes: a 16 × 16 τ × δ
     teacher–student grid, d = 20, h = 50, n = 200 (+ 200 test points), 1000 steps, ~200
@@ -257,6 +316,10 @@ def main() -> None:
     else:
         for name, (net, X, y, lr, _) in (("small", small), ("large", large)):
             jax_rows(name, net, X, y, lr, repeats, rows)
+    if _compiled.AVAILABLE:
+        compiled_rows(repeats, rows)
+    else:
+        rows.append(("compiled rows skipped: numba is not installed", "", "", "", "", ""))
     memory_row(rows)
     header = ("case", "batched ms", "1-by-1 ms", "ratio", "GFLOP/s", "of matmul")
     widths = [max(len(str(row[i])) for row in [header, *rows]) for i in range(len(header))]
@@ -264,7 +327,9 @@ def main() -> None:
         print("  ".join(str(c).ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
     print(
         "\nratio: one-by-one time / batched time for numpy rows; JAX time / numpy batched "
-        "'train only' time (timed alternately) for JAX rows (below 1: JAX faster)."
+        "'train only' time (timed alternately) for JAX rows (below 1: JAX faster); for "
+        "'compiled / numpy' rows the columns are µs per step, compiled then numpy, and the "
+        "ratio numpy / compiled."
     )
 
 

@@ -3,10 +3,10 @@
 A step of a small network is a few thousand floating-point operations; numpy spends far longer
 dispatching its ~25 array calls than computing them (about 30 µs a step at width 50 and 20
 samples). This loop runs the same step, docs/networks.md (N4), (N5), (N12), one cell at a
-time in compiled code, with no call per array operation. :mod:`._train` uses it where a cell's
-step is small (:data:`MAX_STEP_FLOPS`) and keeps numpy's batched matmuls for larger ones, where
-BLAS is faster. Both run the same arithmetic; they differ by rounding only (tests/unit compare
-them step by step).
+time in compiled code, with no call per array operation. :mod:`._train` uses it where a step
+of the chunk of cells is small (:data:`MAX_STEP_FLOPS`) and keeps numpy's batched matmuls for
+larger ones, where BLAS is faster. Both run the same arithmetic; they differ by rounding only
+(tests/unit compare them step by step).
 
 Everything about a run that is not a step — validation, the initial state, what is recorded,
 the NTK — stays in :mod:`._train`.
@@ -31,9 +31,10 @@ __all__ = ["AVAILABLE", "MAX_STEP_FLOPS", "activation_code", "advance", "layout"
 AVAILABLE = numba is not None
 
 #: largest step run by the compiled loop, in matmul flops of a whole chunk of cells
-#: (``_train._step_flops`` × cells): beyond it numpy's batched matmuls win, ~2.5 times faster
-#: than this loop at a million flops (benchmarks/networks_speed.py)
-MAX_STEP_FLOPS = 2.5e5
+#: (``_train._step_flops`` × cells). benchmarks/networks_speed.py: the compiled loop is 7.6
+#: times faster at the network view's default (1.4e4), 3.5 at 2e5, 1.4 at 6e5; numpy's batched
+#: matmuls are as fast near a million flops and 1.5 times as fast at five million
+MAX_STEP_FLOPS = 7e5
 
 
 def activation_code(activation: str) -> int:
