@@ -12,7 +12,7 @@ from dash import Dash, Input, Output, State, dcc, html
 from flask import Response, jsonify
 from werkzeug.exceptions import HTTPException
 
-from solvers.networks import compile_training_loop
+from solvers.networks import compile_training_loop, prepare_fit
 
 from . import home, paper_figures
 from .cache import ResultCache
@@ -85,10 +85,9 @@ def _compile_training_loop() -> None:
     loads the app in its master, so the workers it forks inherit it): a few seconds the first
     time on a machine, while numba compiles and caches it; a fraction of one after. The
     optimiser of the network view's fit is loaded here too (the engine imports it on first
-    use, ~0.1 s that the first request of every worker would wait)."""
+    use: ~0.1 s that the first request of every worker would wait)."""
     start = time.perf_counter()
-    import scipy.optimize  # noqa: F401
-
+    prepare_fit()
     if compile_training_loop():
         log.info("training loop compiled in %.1f s", time.perf_counter() - start)
 

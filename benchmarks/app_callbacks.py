@@ -31,7 +31,12 @@ sys.path.insert(0, str(ROOT))
 
 from app.views import VIEWS  # noqa: E402
 from tests import servers  # noqa: E402
-from tests.dash_client import control_values, payload, view_request  # noqa: E402
+from tests.dash_client import (  # noqa: E402
+    control_values,
+    payload,
+    split_outputs,
+    view_request,
+)
 
 
 def random_move(view, rng: random.Random):
@@ -84,7 +89,11 @@ def main() -> None:
             preset_callback = next(
                 d for d in dependencies if d["inputs"][0]["id"] == f"{view.key}-preset"
             )
-            download = next(d for d in dependencies if d["output"] == f"{view.key}-download.data")
+            download = next(
+                d
+                for d in dependencies
+                if {"id": f"{view.key}-download", "property": "data"} in split_outputs(d["output"])
+            )
             moves, repeats, time_moves = [], [], []
             for _ in range(options.requests):
                 body = view_request(dependencies, view, random_move(view, rng))

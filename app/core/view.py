@@ -44,6 +44,12 @@ __all__ = ["Computed", "View"]
 
 log = logging.getLogger(__name__)
 
+#: what a download asked for before its background job has finished says
+DOWNLOAD_AWAITS_JOB = (
+    "The download is made from the finished result: ask again once the computation (its "
+    "progress bar above) has finished."
+)
+
 Controls = TypeVar("Controls")
 Result = TypeVar("Result")
 
@@ -330,6 +336,7 @@ class View(Generic[Controls, Result]):
     def _register_download(self, app: Dash, cache: ResultCache) -> None:
         @app.callback(
             Output(f"{self.key}-download", "data"),
+            Output(f"{self.key}-messages", "children", allow_duplicate=True),
             Input(f"{self.key}-download-csv", "n_clicks"),
             Input(f"{self.key}-download-json", "n_clicks"),
             [State(ident, "value") for ident in self.control_ids()],
@@ -337,7 +344,18 @@ class View(Generic[Controls, Result]):
         )
         def download(_csv, _json, *raw_controls):
             kind = "json" if ctx.triggered_id == f"{self.key}-download-json" else "csv"
-            return self.download(cache, raw_controls, kind)
+            controls, _ = self.spec.parse_controls(raw_controls)
+            if self.awaits_job(cache, controls):
+                return no_update, components.message_children([DOWNLOAD_AWAITS_JOB])
+            return self.download(cache, raw_controls, kind), no_update
+
+    def awaits_job(self, cache: ResultCache, controls: Controls) -> bool:
+        """Whether these controls' result is a background job's and not computed yet: a
+        download must not compute it in the request (it may take minutes; the worker would be
+        killed at its timeout, and the page's resend would kill the next)."""
+        if self.heavy is None or not self.heavy(controls):
+            return False
+        return cache.get(self.key, *self._cache_key(controls)) is None
 
     def download(self, cache: ResultCache, raw_controls: Sequence[Any], kind: str) -> Any:
         controls, _ = self.spec.parse_controls(raw_controls)

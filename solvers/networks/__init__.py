@@ -44,6 +44,7 @@ from ._kernels import (
     kernel_flow,
     kernel_flow_at,
     power_law_exponent,
+    prepare_fit,
     specialization,
 )
 from ._limits import LinearLimit, admits_linear_limit, linear_limit
@@ -144,6 +145,7 @@ __all__ = [
     "ntk_between",
     "outputs_and_active_units",
     "power_law_exponent",
+    "prepare_fit",
     "regression_line",
     "scenario",
     "specialization",

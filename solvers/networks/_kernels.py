@@ -19,6 +19,7 @@ __all__ = [
     "kernel_flow",
     "kernel_flow_at",
     "power_law_exponent",
+    "prepare_fit",
     "specialization",
 ]
 
@@ -298,6 +299,12 @@ def _check_fit(K0, y, t, alignment, eta):
     if not np.any(K0 != 0) or not np.any(flat != 0):
         raise ValueError("K0 and y must be non-zero to fit an alignment curve.")
     return K0, flat, times, measured, rate
+
+
+def prepare_fit() -> None:
+    """Import what :func:`fit_feature_learning_rate` needs (scipy's optimiser, ~0.1 s): for a
+    server that would rather pay it at start-up than in its first request."""
+    import scipy.optimize  # noqa: F401
 
 
 def fit_feature_learning_rate(

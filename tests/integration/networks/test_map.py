@@ -228,3 +228,26 @@ def test_timings(overrides):
         f"\nnetworks-map {overrides or 'defaults'}: {elapsed:.2f} s "
         f"(estimated {network_map.seconds(chosen):.2f} s)"
     )
+
+
+def test_a_download_before_the_maps_job_has_finished_asks_to_wait(client, dependencies):
+    """A map that is a background job is not computed again by its download (it may take
+    minutes, past the worker's timeout): the page is told to ask once the job is done."""
+    from app.core.view import DOWNLOAD_AWAITS_JOB
+    from tests.dash_client import control_values, split_outputs
+
+    chosen = SPEC.with_overrides({"seed": 4321})  # the default size: a job; in no cache yet
+    assert network_map.heavy(chosen)
+    download = next(
+        d
+        for d in dependencies
+        if {"id": f"{VIEW.key}-download", "property": "data"} in split_outputs(d["output"])
+    )
+    values = control_values(VIEW, chosen) | {f"{VIEW.key}-download-csv.n_clicks": 1}
+    started = time.perf_counter()
+    answer = client.post("/_dash-update-component", json=payload(download, values))
+    assert time.perf_counter() - started < 0.5  # nothing computed
+    assert answer.status_code == 200
+    response = answer.get_json()["response"]
+    assert f"{VIEW.key}-download" not in response
+    assert DOWNLOAD_AWAITS_JOB in str(response[f"{VIEW.key}-messages"])
