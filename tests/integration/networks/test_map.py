@@ -230,14 +230,20 @@ def test_timings(overrides):
     )
 
 
-def test_a_download_before_the_maps_job_has_finished_asks_to_wait(client, dependencies):
+def test_a_download_before_the_maps_job_has_finished_asks_to_wait():
     """A map that is a background job is not computed again by its download (it may take
     minutes, past the worker's timeout): the page is told to ask once the job is done."""
+    from app import create_app
+    from app.config import Settings
     from app.core.view import DOWNLOAD_AWAITS_JOB
     from tests.dash_client import control_values, split_outputs
 
-    chosen = SPEC.with_overrides({"seed": 4321})  # the default size: a job; in no cache yet
-    assert network_map.heavy(chosen)
+    dash_app = create_app(Settings(cache_type="SimpleCache"))  # its own, empty cache
+    client = dash_app.server.test_client()
+    dependencies = client.get("/_dash-dependencies").get_json()
+    chosen = SPEC.with_overrides({"seed": 777})  # the default size: a job
+    cache = dash_app.server.config["RESULT_CACHE"]
+    assert network_map.heavy(chosen) and VIEW.awaits_job(cache, chosen)
     download = next(
         d
         for d in dependencies
@@ -251,3 +257,10 @@ def test_a_download_before_the_maps_job_has_finished_asks_to_wait(client, depend
     response = answer.get_json()["response"]
     assert f"{VIEW.key}-download" not in response
     assert DOWNLOAD_AWAITS_JOB in str(response[f"{VIEW.key}-messages"])
+    # once the job has put the map in the cache, the download is the map
+    physics, result_type = VIEW._cache_key(chosen)
+    cache.get_or_compute(VIEW.key, physics, lambda: VIEW.compute(chosen), result_type)
+    assert not VIEW.awaits_job(cache, chosen)
+    answer = client.post("/_dash-update-component", json=payload(download, values))
+    content = answer.get_json()["response"][f"{VIEW.key}-download"]["data"]["content"]
+    assert "seed=777" in content.splitlines()[0]
