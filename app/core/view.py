@@ -171,7 +171,7 @@ class View(Generic[Controls, Result]):
         if self.heavy is not None and jobs is not None:
             jobs.register(self, app, cache)
         self._register_preset(app)
-        self._register_download(app, cache)
+        self._register_download(app, cache, jobs)
         self._register_readouts(app)
         self._register_animation(app)
         if self.clicks:
@@ -235,8 +235,7 @@ class View(Generic[Controls, Result]):
         ask = Request.parse(request)
         controls, corrections = self.spec.parse_controls(raw_controls)
         reply = Reply.to(ask, raw_controls, self._search(controls, page), _carried(page))
-        background = jobs is not None and self.heavy is not None and self.heavy(controls)
-        if background and cache.get(self.key, *self._cache_key(controls)) is None:
+        if self.awaits_job(cache, controls, jobs):
             failure = failed_job(done, raw_controls)
             if failure is None and not succeeded_job(done, raw_controls):
                 return reply.dispatched(len(self.panels), corrections)
@@ -333,7 +332,7 @@ class View(Generic[Controls, Result]):
         controls = self.spec.with_overrides(preset.values)
         return [*self.spec.to_controls(controls), preset.caption]
 
-    def _register_download(self, app: Dash, cache: ResultCache) -> None:
+    def _register_download(self, app: Dash, cache: ResultCache, jobs: Jobs | None) -> None:
         @app.callback(
             Output(f"{self.key}-download", "data"),
             Output(f"{self.key}-messages", "children", allow_duplicate=True),
@@ -345,15 +344,16 @@ class View(Generic[Controls, Result]):
         def download(_csv, _json, *raw_controls):
             kind = "json" if ctx.triggered_id == f"{self.key}-download-json" else "csv"
             controls, _ = self.spec.parse_controls(raw_controls)
-            if self.awaits_job(cache, controls):
+            if self.awaits_job(cache, controls, jobs):
                 return no_update, components.message_children([DOWNLOAD_AWAITS_JOB])
             return self.download(cache, raw_controls, kind), no_update
 
-    def awaits_job(self, cache: ResultCache, controls: Controls) -> bool:
-        """Whether these controls' result is a background job's and not computed yet: a
-        download must not compute it in the request (it may take minutes; the worker would be
-        killed at its timeout, and the page's resend would kill the next)."""
-        if self.heavy is None or not self.heavy(controls):
+    def awaits_job(self, cache: ResultCache, controls: Controls, jobs: Jobs | None) -> bool:
+        """Whether these controls' result is a background job's (``jobs``: None on a server
+        without them, which computes everything in the request) and not computed yet. Neither
+        an update nor a download computes it then: it may take minutes, past the worker's
+        timeout (and the page's resend would kill the next worker)."""
+        if jobs is None or self.heavy is None or not self.heavy(controls):
             return False
         return cache.get(self.key, *self._cache_key(controls)) is None
 

@@ -771,8 +771,8 @@ class _States:
         # (the repeated initial kernels are a second P² per state, beside the tracker's own)
         extra = passes.samples**2 * passes.widths[-1] ** 2 if kernel else 0
         per_state = parameters + extra + _cell_values(passes.widths, passes.samples, tests, kernel)
-        self.block = max(1, CHUNK_BUDGET // (chunk.cells * per_state))
-        self.values = np.empty((min(self.block, chunk.recorded.size), chunk.cells, parameters))
+        block = max(1, CHUNK_BUDGET // (chunk.cells * per_state))
+        self.values = np.empty((min(block, chunk.recorded.size), chunk.cells, parameters))
         self.indices: list[int] = []
 
     def keep(self, index: int, params: np.ndarray) -> bool:

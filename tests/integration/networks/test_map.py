@@ -230,20 +230,25 @@ def test_timings(overrides):
     )
 
 
-def test_a_download_before_the_maps_job_has_finished_asks_to_wait():
+def test_a_download_before_the_maps_job_has_finished_asks_to_wait(tmp_path):
     """A map that is a background job is not computed again by its download (it may take
     minutes, past the worker's timeout): the page is told to ask once the job is done."""
     from app import create_app
     from app.config import Settings
+    from app.core.jobs import manager
     from app.core.view import DOWNLOAD_AWAITS_JOB
     from tests.dash_client import control_values, split_outputs
 
-    dash_app = create_app(Settings(cache_type="SimpleCache"))  # its own, empty cache
+    # its own, empty cache, shared by workers as the default is: heavy maps are background jobs
+    settings = Settings(cache_dir=str(tmp_path / "cache"), jobs_dir=str(tmp_path / "jobs"))
+    dash_app = create_app(settings)
     client = dash_app.server.test_client()
     dependencies = client.get("/_dash-dependencies").get_json()
     chosen = SPEC.with_overrides({"seed": 777})  # the default size: a job
     cache = dash_app.server.config["RESULT_CACHE"]
-    assert network_map.heavy(chosen) and VIEW.awaits_job(cache, chosen)
+    jobs, _ = manager(settings)  # as the app's own
+    assert jobs is not None
+    assert network_map.heavy(chosen) and VIEW.awaits_job(cache, chosen, jobs)
     download = next(
         d
         for d in dependencies
@@ -260,7 +265,8 @@ def test_a_download_before_the_maps_job_has_finished_asks_to_wait():
     # once the job has put the map in the cache, the download is the map
     physics, result_type = VIEW._cache_key(chosen)
     cache.get_or_compute(VIEW.key, physics, lambda: VIEW.compute(chosen), result_type)
-    assert not VIEW.awaits_job(cache, chosen)
+    assert not VIEW.awaits_job(cache, chosen, jobs)
+    assert not VIEW.awaits_job(cache, SPEC.with_overrides({"seed": 778}), None)  # no jobs
     answer = client.post("/_dash-update-component", json=payload(download, values))
     content = answer.get_json()["response"][f"{VIEW.key}-download"]["data"]["content"]
     assert "seed=777" in content.splitlines()[0]
