@@ -88,9 +88,15 @@ class Network:
             self.answered = time.monotonic()
 
 
-def wait_quiet(page, network: Network, timeout: float = 30.0, sent: int | None = None) -> float:
+def wait_quiet(
+    page,
+    network: Network,
+    timeout: float = 30.0,
+    sent: int | None = None,
+    quiet_ms: float = QUIET_MS,
+) -> float:
     """Wait until nothing is in flight and neither an answer has arrived nor a graph has drawn
-    for QUIET_MS; returns the page time (ms) of the last draw. (Counting from the answer too
+    for ``quiet_ms``; returns the page time (ms) of the last draw. (Counting from the answer too
     matters on a busy machine: plotly draws an answer some time after it arrives, and a page
     that looked quiet in that gap would be read before the draw.) With ``sent`` (the count
     before an action), first wait (up to 2 s) for the action's request to go out."""
@@ -103,7 +109,7 @@ def wait_quiet(page, network: Network, timeout: float = 30.0, sent: int | None =
             "() => [performance.now(), Math.max(0, ...window.__probe.draws.map(d => d[1]))]"
         )
         answered_ms = (time.monotonic() - network.answered) * 1000
-        if network.pending == 0 and now - last > QUIET_MS and answered_ms > QUIET_MS:
+        if network.pending == 0 and now - last > quiet_ms and answered_ms > quiet_ms:
             return last
         page.wait_for_timeout(20)
     raise TimeoutError("the page did not settle")

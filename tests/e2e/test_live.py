@@ -27,9 +27,13 @@ DRAWS = "() => window.__probe.draws.map(d => d[0])"
 
 
 def _probe(page, view, network) -> None:
-    page.wait_for_timeout(1500)  # MathJax typesets the explanations, the plots resize once
+    """Count draws from now on, once the page has finished loading: each plot redraws once
+    after its first draw (its size observed), and MathJax typesets the explanations about a
+    second later. Both are waited for as draws, not guessed as a time — a busy machine makes
+    them late (a fixed 1.5 s wait once let a load's redraw count as a change's)."""
     page.evaluate(PROBE)
-    wait_quiet(page, network)
+    page.wait_for_timeout(1500)
+    wait_quiet(page, network, quiet_ms=1000)
 
 
 @pytest.mark.parametrize("view", VIEWS, ids=VIEW_IDS)
