@@ -215,6 +215,9 @@ def figure(
             "yanchor": "bottom",
             "x": 0,
             "font": {"size": 11},
+            # in rows as wide as the plot: plotly's default for traces with legend groups
+            # gives each group a row of its own (six rows on a phone for six lines)
+            "traceorder": "normal",
         },
         "hovermode": "x unified" if timed else "closest",
         "shapes": shapes or [],

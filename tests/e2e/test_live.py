@@ -208,6 +208,14 @@ COVERED = """() => Array.from(document.querySelectorAll('.js-plotly-plot')).filt
     const probe = document.elementFromPoint(r.left + r.width / 2, y);
     return probe && !gd.contains(probe); }).map(gd => gd.closest('[id]').id)"""
 
+#: plots whose legend or colour bar leaves the data less than half the plot's width (a legend
+#: on the right left the finite-width map's sweeps 64 px of a phone's 356); square matrices
+#: (one axis anchored to the other) take the width their height allows
+CRUSHED = """() => Array.from(document.querySelectorAll('.js-plotly-plot'))
+    .filter(gd => !(gd._fullLayout.yaxis || {}).scaleanchor)
+    .filter(gd => gd._fullLayout._size.w < 0.5 * gd.clientWidth)
+    .map(gd => [gd.closest('[id]').id, Math.round(gd._fullLayout._size.w), gd.clientWidth])"""
+
 
 @pytest.mark.parametrize("path", [*(v.path for v in VIEWS), "/", "/paper-figures"])
 def test_a_phone_screen_neither_scrolls_sideways_nor_covers_a_plot(browser, live_server, path):
@@ -223,6 +231,7 @@ def test_a_phone_screen_neither_scrolls_sideways_nor_covers_a_plot(browser, live
         scroll_width, width, wide = page.evaluate(OVERFLOW)
         assert scroll_width <= width, wide
         assert page.evaluate(COVERED) == []
+        assert page.evaluate(CRUSHED) == []
         header = page.locator(".site-header").bounding_box()
         assert header is None or header["height"] < PHONE["height"] / 5
     finally:

@@ -283,14 +283,25 @@ def _phase_heatmap(controls: Controls, result: Map) -> Figure:
     )
     heatmap = figure["data"][0]
     heatmap["text"] = np.array(fw.PHASES, dtype=object)[phases.codes].tolist()
-    heatmap["colorbar"] |= {
-        "tickvals": list(range(len(fw.PHASES))),
-        "ticktext": list(fw.PHASES),
-        "title": {"text": "phase", "side": "top"},
-        "len": 0.75,
-        "y": 0.4,
-    }
+    # the legend is the key (a colour bar of four names took 140 px of a phone's 356)
+    heatmap["showscale"] = False
     return figure
+
+
+def _region_keys() -> list[dict]:
+    """Legend entries (no points) for the two regions off the line m = 0."""
+    return [
+        {
+            "type": "scatter",
+            "x": [None],
+            "y": [None],
+            "mode": "markers",
+            "name": f"{phase}  (m {sign} 0)",
+            "marker": {"symbol": "square", "size": 12, "color": MAP_COLORS[phase]},
+            "hoverinfo": "skip",
+        }
+        for phase, sign in (("frozen", "<"), ("unstable", ">"))
+    ]
 
 
 def draw_phase(controls: Controls, result: Map) -> Figure:
@@ -300,6 +311,7 @@ def draw_phase(controls: Controls, result: Map) -> Figure:
     traces = markers(controls)
     figure["data"] += _line_traces(controls, result)
     figure["data"] += [_marker_trace(controls, entry) for entry in traces]
+    figure["data"] += _region_keys()  # after the markers: clicks read curves by position
     layout = figure["layout"]
     layout["annotations"] += _line_labels(controls, result) + _marker_labels(controls, traces)
     layout["showlegend"] = True
@@ -322,7 +334,9 @@ def _sweep_row(result: Map, index: int, quantity: str) -> tuple[np.ndarray, str,
     """(values, legend name, what the hover calls them) of sweep row ``index``."""
     sweep = result.sweep
     scheme, regime = result.rows[index]
-    name = f"{row_name(scheme, regime)} ({regime})"
+    # the caption says which pair ⁻ and ⁺ mark (with the regime in full, a phone's legend
+    # took six rows)
+    name = row_name(scheme, regime)
     if quantity == "ntk":
         return sweep.ntk_change[index], f"{name}: {fit_text(result.ntk_fits[index])}", "|ΔK|/K(0)"
     if quantity == "weights":
@@ -356,10 +370,11 @@ def _sweep_figure(controls: Controls, result: Map, quantity: str) -> Figure:
         log_y=log_y,
         height=380,
         hovermode="closest",
+        # decades only: the 2s and 5s between ran into each other on a phone
+        xaxis=fig.axis("width d  (κ = d)", log=True, dtick=1),
     )
-    figure["layout"]["legend"] = {"orientation": "v", "x": 1.02, "xanchor": "left", "y": 1}
-    figure["layout"]["legend"]["font"] = {"size": 11}
-    figure["layout"]["margin"] |= {"r": 190, "l": 80 if log_y else 60}
+    # the legend above the plot, in rows (on the right it left a phone's plot 64 px wide)
+    figure["layout"]["margin"] |= {"l": 80 if log_y else 60}
     return figure
 
 

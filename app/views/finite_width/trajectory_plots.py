@@ -206,18 +206,11 @@ def draw_neurons(controls: Controls, run: Run) -> Figure:
         x_title="u_i  (second layer)",
         y_title="h_i = w_i · x  (hidden)",
         height=440,
-        title=title,
         xaxis=fig.axis("u_i  (second layer)", range=[-u_max, u_max]),
         yaxis=fig.axis("h_i = w_i · x  (hidden)", range=[-h_max, h_max]),
     )
-    figure["layout"]["legend"] = {
-        "orientation": "v",
-        "x": 1.02,
-        "y": 1,
-        "xanchor": "left",
-        "font": {"size": 11},
-    }
-    figure["layout"]["margin"]["r"] = 200
+    # said at the head of the legend: a figure title over a legend in rows ran into it
+    figure["layout"]["legend"]["title"] = {"text": title, "side": "top"}
     return figure
 
 

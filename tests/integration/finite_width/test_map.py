@@ -173,9 +173,9 @@ def test_the_paper_figures_are_marked_with_their_panel():
 @pytest.mark.parametrize(("scheme", "regime"), [("Kaiming", "kernel"), ("NTK", "feature learning")])
 def test_sweep_values_are_the_exact_solution_at_long_times(scheme, regime):
     drawn = figures(values(d_min=20, d_max=300, count=7, y=-1.5, seed=11))
-    name = f"{scheme}{'⁻' if regime == 'kernel' else '⁺'} ({regime})"
+    name = f"{scheme}{'⁻' if regime == 'kernel' else '⁺'}:"
     ntk = next(t for t in drawn["ntk"]["data"] if t["name"].startswith(name))
-    zeta = trace(drawn["zeta"], name)
+    zeta = trace(drawn["zeta"], name.rstrip(":"))
     weights = next(t for t in drawn["weights"]["data"] if t["name"].startswith(name))
     c_eta, c_gamma = {"Kaiming": (-1.0, 0.0), "NTK": (1.0, -1.0)}[scheme]
     c_u, c_w = {"Kaiming": (-1.0, 0.0), "NTK": (0.0, 0.0)}[scheme]

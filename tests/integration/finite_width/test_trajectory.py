@@ -353,7 +353,7 @@ def test_neuron_plane_paths_and_hyperbolas(d, ratio, init):
         assert inside.sum() > 10
         value = eta_u * hyper_h[i][inside] ** 2 - eta_w * rho**2 * hyper_u[i][inside] ** 2
         np.testing.assert_allclose(value, conserved[i], atol=1e-9 * scale)
-    title = figure["layout"]["title"]["text"]
+    title = figure["layout"]["legend"]["title"]["text"]
     assert (f"first {SHOWN_NEURONS} of {d}" in title) == (d > SHOWN_NEURONS)
 
 
