@@ -360,9 +360,20 @@ class StateSpec(Generic[Controls]):
         """The values the page's controls show for ``controls`` (log sliders on log10)."""
         return [spec.to_control(getattr(controls, spec.name)) for spec in self.fields]
 
-    def with_overrides(self, overrides: Mapping[str, Any]) -> Controls:
-        """Defaults updated by ``overrides`` (a preset's values, a click's target), validated."""
-        return self.parse(dataclasses.asdict(self.defaults()) | dict(overrides))[0]
+    def with_overrides(self, overrides: Mapping[str, Any], *, clamp: bool = False) -> Controls:
+        """Defaults updated by ``overrides`` (a preset's values, a click's target), validated.
+
+        A value the page would change (out of range, not a choice) raises ``ValueError``
+        unless ``clamp``: then it is changed as the page changes it (a link to another view
+        whose sliders do not reach the value). Silently clamped, a preset or a test's state
+        would not be the one it names."""
+        unknown = sorted(set(overrides) - set(self.by_name))
+        if unknown:
+            raise ValueError(f"no control named {', '.join(unknown)}; controls: {self.names}")
+        controls, messages = self.parse(dataclasses.asdict(self.defaults()) | dict(overrides))
+        if messages and not clamp:
+            raise ValueError("; ".join(messages))
+        return controls
 
 
 def query_pairs(search: str | None) -> list[tuple[str, str]]:

@@ -451,5 +451,7 @@ class View(Generic[Controls, Result]):
             return None
         embed = isinstance(page, dict) and truth(page.get("embed")) is True
         target = link.view
-        search = target.spec.encode(target.spec.with_overrides(link.values), embed=embed)
+        search = target.spec.encode(
+            target.spec.with_overrides(link.values, clamp=True), embed=embed
+        )
         return prefix.rstrip("/") + target.path + search

@@ -47,6 +47,16 @@ def test_values_are_cleaned_never_refused(raw, expected, corrected):
     assert controls == expected and bool(messages) == corrected
 
 
+def test_overrides_are_taken_as_given_or_refused_unless_clamping_is_asked():
+    assert SPEC.with_overrides({"scale": 50.0, "mode": "b"}) == Controls(scale=50.0, mode="b")
+    with pytest.raises(ValueError, match="scale"):
+        SPEC.with_overrides({"scale": 1e9})  # a state that would not be the one it names
+    with pytest.raises(ValueError, match="no control named colour"):
+        SPEC.with_overrides({"colour": "red"})
+    # a link to a view whose slider does not reach the value: the page's own correction
+    assert SPEC.with_overrides({"scale": 1e9}, clamp=True) == Controls(scale=100.0)
+
+
 def test_log_sliders_travel_as_exponents():
     raw = SPEC.to_controls(Controls(scale=10.0))
     assert raw[0] == pytest.approx(1.0) and raw[3] == ["on"]

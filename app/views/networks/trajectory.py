@@ -496,7 +496,9 @@ def _gamma(run: Run):
             "The curve does not determine the fitted γ: ever larger γ on ever slower clocks "
             "fit it about as well, so the final-alignment estimate is the one to read. "
         )
-    search = alignment_view.VIEW.spec.encode(alignment_view.VIEW.spec.with_overrides(fit.link))
+    search = alignment_view.VIEW.spec.encode(
+        alignment_view.VIEW.spec.with_overrides(fit.link, clamp=True)
+    )
     # relative to this page, so that it also works under a path prefix
     href = alignment_view.VIEW.path.lstrip("/") + search
     words = f"Open the exact model with the same strength (γ = {fit.link['gamma']:g}) →"
