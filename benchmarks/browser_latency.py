@@ -241,9 +241,9 @@ def measure(browser, url: str, view, count: int, load: int) -> dict:
     try:
         page.goto(url + view.path + light(view))  # a map that is a job: a size answered at once
         graphs_ready(page, view)
+        page.evaluate(PROBE)  # before the load's last redraws, which are then waited for
         settle(page)
-        page.evaluate(PROBE)
-        wait_quiet(page, network)
+        wait_quiet(page, network, quiet_ms=1000)
         latencies, redraws, graphs = steps(page, network, view, count)
         scrolled = scroll_in(page, network, view)
         requests, quiet = drag(page, network, view)
