@@ -438,5 +438,22 @@ def compact(figure_dict: dict) -> dict:
 
 
 def rounded(values, digits: int = 6) -> list[float]:
-    """A short JSON list (for browser-side animation data)."""
-    return [float(f"{v:.{digits}g}") for v in np.asarray(values, dtype=float).ravel()]
+    """A short JSON list (for browser-side animation data): each value to ``digits``
+    significant digits, as ``float(f"{v:.6g}")`` gives it (a value within rounding of a
+    halfway point may keep the other last digit).
+
+    Vectorised (a step of the network view rounds ~5,000 values: 5 ms one at a time): the
+    digits kept become an integer, scaled back by an exact power of ten, so the result is the
+    double nearest the short decimal and prints as it."""
+    x = np.asarray(values, dtype=float).ravel()
+    out = x.copy()
+    scaled = np.isfinite(x) & (x != 0)
+    exponent = np.floor(np.log10(np.abs(x, where=scaled, out=np.ones_like(x))))
+    shift = digits - 1 - exponent  # powers of ten up to 10²² are exact doubles
+    up = scaled & (shift >= 0) & (shift <= 22)
+    down = scaled & (shift < 0) & (shift >= -22)
+    out[up] = np.round(x[up] * 10.0 ** shift[up]) / 10.0 ** shift[up]
+    out[down] = np.round(x[down] / 10.0 ** -shift[down]) * 10.0 ** -shift[down]
+    for index in np.flatnonzero(scaled & ~(up | down)):  # beyond 10^±22: rare, one at a time
+        out[index] = float(f"{x[index]:.{digits}g}")
+    return out.tolist()

@@ -1,0 +1,33 @@
+"""Animation data sent to the browser: values to six significant digits, short in JSON."""
+
+import json
+
+import numpy as np
+
+from app.ui.figures import rounded
+
+
+def formatted(values, digits=6):
+    """The reference: Python's own decimal formatting, one value at a time."""
+    return [float(f"{v:.{digits}g}") for v in np.asarray(values, dtype=float).ravel()]
+
+
+def test_values_are_the_short_decimals_python_formats():
+    rng = np.random.default_rng(3)
+    magnitudes = 10.0 ** rng.integers(-40, 40, size=20_000)
+    values = np.concatenate(
+        [
+            rng.normal(size=20_000) * magnitudes,
+            [0.0, -0.0, 1.0, -1.0, 0.5, 999_999.4, 123_456_789.0, 1e-300, 5e-324, 1e300],
+        ]
+    )
+    assert rounded(values) == formatted(values)
+    assert rounded(values, digits=3) == formatted(values, digits=3)
+    # and they print as short decimals: "0.666667", not "0.6666670000000001"
+    assert json.dumps(rounded([2 / 3, 1 / 7, 1e-7 / 3])) == "[0.666667, 0.142857, 3.33333e-08]"
+
+
+def test_non_finite_values_pass_through_and_shapes_flatten():
+    out = rounded(np.array([[np.nan, np.inf], [-np.inf, 1 / 3]]))
+    assert np.isnan(out[0]) and out[1:] == [np.inf, -np.inf, 0.333333]
+    assert rounded([]) == []
