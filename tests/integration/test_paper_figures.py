@@ -2,7 +2,6 @@
 that the views resolve, figures that are the solvers' numbers, and a broken card that leaves the
 others alone."""
 
-import base64
 import json
 import math
 from urllib.parse import urlparse
@@ -18,6 +17,7 @@ from solvers import lambda_balanced as lb
 from solvers import single_neuron as sn
 from tests.dash_client import payload
 from tests.integration.figures import trace as named
+from tests.integration.figures import unpacked
 
 PREFIX = "/course/lazy-rich/"
 #: the callback's whole answer must stay light enough for a phone on a slow network
@@ -91,12 +91,7 @@ def _fill(client, dependencies, prefix: str = "/", trigger=True) -> tuple[dict, 
 
 def _array(value) -> np.ndarray:
     """A trace's array as plotly.js reads it: a plain list or a base64 typed array."""
-    if isinstance(value, dict) and "bdata" in value:
-        array = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
-        if "shape" in value:
-            array = array.reshape([int(n) for n in value["shape"].split(",")])
-        return array.astype(float)
-    return np.asarray(value, dtype=float)
+    return unpacked(value).astype(float)
 
 
 def _card(view_key: str, name_start: str) -> pf.Card:

@@ -1,7 +1,6 @@
 """The finite-width view (Xu & Ziyin): its figures, summary, phase table and downloads agree with
 the solver called independently here, and its caps and messages do what they say."""
 
-import base64
 import json
 
 import numpy as np
@@ -13,7 +12,7 @@ from app.views.finite_width import trajectory_plots as plots
 from app.views.finite_width.trajectory import MAX_DESCENT_STEPS, descent_cap
 from solvers import finite_width as fw
 from tests.integration.calls import answer
-from tests.integration.figures import trace
+from tests.integration.figures import trace, unpacked
 
 SPEC = VIEW.spec
 SHOWN_NEURONS = plots.SHOWN_NEURONS
@@ -419,8 +418,7 @@ def test_extreme_corners_render_finite_figures(overrides, cache):
             for key in ("x", "y"):
                 value = item.get(key)
                 if isinstance(value, dict):  # packed float32
-                    array = np.frombuffer(base64.b64decode(value["bdata"]), "<f4")
-                    assert not np.any(np.isinf(array)), key
+                    assert not np.any(np.isinf(unpacked(value))), key
 
 
 def test_infinite_t_c_is_explained():

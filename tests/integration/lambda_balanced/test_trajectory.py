@@ -1,7 +1,6 @@
 """The λ-balanced view: its curves, heatmap frames and downloads against the solver recomputed
 here from the view's seeding convention, and the adjustments it makes instead of failing."""
 
-import base64
 import json
 import math
 
@@ -13,7 +12,7 @@ from app.views.lambda_balanced import TRAJECTORY as VIEW
 from app.views.lambda_balanced.trajectory import MAX_DESCENT_STEPS
 from solvers import lambda_balanced as lb
 from tests.integration import calls
-from tests.integration.figures import trace
+from tests.integration.figures import trace, unpacked
 from tests.integration.lambda_balanced import drawn
 
 
@@ -38,14 +37,7 @@ def answer(cache, chosen):
 
 def unpack(frames):
     """The matrices of a heatmap's frames (plotly.js typed arrays: float32, base64, shape)."""
-    return np.stack(
-        [
-            np.frombuffer(base64.b64decode(frame["bdata"]), np.dtype(frame["dtype"])).reshape(
-                [int(n) for n in frame["shape"].split(",")]
-            )
-            for frame in frames
-        ]
-    )
+    return np.stack([unpacked(frame) for frame in frames])
 
 
 def random_setup(chosen, **sizes):
@@ -264,8 +256,7 @@ def _packed_values_are_finite(figure):
     for item in figure["data"]:
         for key in ("x", "y", "z"):
             if isinstance(item.get(key), dict):
-                data = np.frombuffer(base64.b64decode(item[key]["bdata"]), np.float32)
-                assert np.all(np.isfinite(data))
+                assert np.all(np.isfinite(unpacked(item[key])))
 
 
 def test_a_huge_step_size_reports_divergence_and_stays_finite(cache):
