@@ -197,12 +197,30 @@
     return send(gate, frame);
   }
 
-  /* Answers and finished jobs, read from the responses as they arrive. */
+  /* The address bar follows what a view shows, in place: Back leaves the view (with a new
+   * history entry per change, Back would step through slider positions, and from a view
+   * opened by a bare link would come back to the same view). Not once the page has moved on
+   * to another view: an answer can arrive after the navigation. */
+  function showLink(key, search) {
+    if (typeof search !== "string" || !document.getElementById(key + "-view")) { return; }
+    try {
+      var url = new URL(window.location.href);
+      var frame = url.searchParams.get("frame");  // the play bar's, kept by the page itself
+      url.search = search;
+      if (frame !== null && !url.searchParams.has("frame")) { url.searchParams.set("frame", frame); }
+      if (url.href !== window.location.href) {
+        window.history.replaceState(window.history.state, "", url.toString());
+      }
+    } catch (error) { /* not fatal */ }
+  }
+
+  /* Answers, links and finished jobs, read from the responses as they arrive. */
   function readAnswers(text) {
     if (text.indexOf('-answered"') === -1 && text.indexOf('-job-done"') === -1) { return; }
     var response;
     try { response = JSON.parse(text).response; } catch (error) { return; }
     Object.keys(response || {}).forEach(function (id) {
+      if (id.endsWith("-link")) { showLink(id.slice(0, -5), response[id].data); }
       if (id.endsWith("-answered")) { answer(id.slice(0, -9), response[id].data); }
       if (id.endsWith("-job-done")) { jobDone(id.slice(0, -9)); }
     });

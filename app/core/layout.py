@@ -114,7 +114,9 @@ def view_page(view: Any, state: PageState, related: Sequence[tuple[str, str]] = 
     return html.Div(
         [
             html.A("Skip to the plots", href=f"#{key}-plots", className="skip-link"),
-            dcc.Location(id=f"{key}-url", refresh=False),
+            # the link of what the page shows: assets/app.js writes it into the address bar
+            # in place (a Location would add a history entry per change, and Back would stay)
+            dcc.Store(id=f"{key}-link"),
             dcc.Store(id=f"{key}-page", data=page),
             dcc.Store(id=f"{key}-frames"),
             dcc.Store(id=f"{key}-request"),

@@ -197,7 +197,7 @@ class View(Generic[Controls, Result]):
         outputs = [Output(graph, "figure") for graph in self.graph_ids()]
         outputs += [Output(f"{key}-{name}", "children") for name in names]
         outputs += [
-            Output(f"{key}-url", "search"),
+            Output(f"{key}-link", "data"),
             Output(f"{key}-frames", "data"),
             Output(f"{key}-frame", "max"),
             Output(f"{key}-answered", "data"),

@@ -155,6 +155,37 @@ def test_every_control_updates_the_link_and_each_kind_changes_the_plots(page, li
     assert changed_kinds == kinds, f"no control of kind {kinds - changed_kinds} changed the plots"
 
 
+def test_the_link_follows_the_controls_in_place_and_back_leaves_the_view(page, live_server):
+    """The address bar follows each change without a history entry of its own: Back from the
+    next view returns to this one as it was left, not to its previous slider positions (nor,
+    from a bare link, to the same view)."""
+    view, other = VIEWS_BY_KEY["finite-width"], VIEWS_BY_KEY["lambda-balanced"]
+    open_view(page, live_server, view)  # a bare link: the page writes the whole state
+    page.wait_for_function("() => window.location.search.length > 1", timeout=TIMEOUT)
+    entries = page.evaluate("history.length")
+    spec = next(s for s in view.spec.fields if s.kind == "float" and not s.log and s.physics)
+    for _ in range(2):
+        before, value_before = signature(page, view), query(page).get(spec.name)
+        move(page, view, spec)
+        wait_for_change(page, view, before, f"a step of {spec.name}")
+        page.wait_for_function(
+            "([name, old]) => new URLSearchParams(location.search).get(name) !== old",
+            arg=[spec.name, value_before],
+            timeout=TIMEOUT,
+        )
+    assert page.evaluate("history.length") == entries
+    left = page.url
+    page.locator(f".site-header a[href='{other.path}']").first.click()
+    wait_for_graphs(page, other)
+    page.wait_for_function("() => window.location.search.length > 1", timeout=TIMEOUT)
+    page.go_back()
+    wait_for_graphs(page, view)
+    assert page.url == left
+    moved = query(page)[spec.name]
+    thumb = page.locator(f"#{view.key}-{spec.name} [role=slider]")
+    assert math.isclose(float(thumb.get_attribute("aria-valuenow")), float(moved), rel_tol=1e-9)
+
+
 @pytest.mark.parametrize("view", VIEWS, ids=VIEW_IDS)
 def test_typed_value_in_a_slider_box(page, live_server, view):
     spec = next(s for s in view.spec.fields if s.kind == "float" and not s.log)

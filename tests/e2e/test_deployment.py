@@ -85,7 +85,7 @@ def test_thousands_of_hostile_requests_leave_the_server_serving(tmp_path):
         controls = view.spec.with_overrides({"delta": 1.0})
         body = json.dumps(view_request(dependencies, view, controls)).encode()
         status, _, answer = _request(url + "/_dash-update-component", body)
-        assert status == 200 and json.loads(answer)["response"][f"{view.key}-url"]["search"]
+        assert status == 200 and json.loads(answer)["response"][f"{view.key}-link"]["data"]
         assert servers.worker_pids(process.pid) == workers_before
         text = log.read_text()  # before shutting down, when every worker says it exits
         assert "WORKER TIMEOUT" not in text and "Worker exiting" not in text

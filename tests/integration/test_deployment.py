@@ -123,7 +123,7 @@ def test_a_path_prefix_serves_every_page_under_it(prefixed):
         rendered = _route(
             client, dependencies, f"/course/lazy-rich{view.path}", prefix="/course/lazy-rich/"
         )
-        assert f'"id": "{view.key}-url"' in rendered, view.key
+        assert f'"id": "{view.key}-link"' in rendered, view.key
         assert "Page not found" not in rendered
 
 
@@ -142,4 +142,4 @@ def test_a_prefix_stripped_by_a_proxy_keeps_routes_at_the_root():
     assert "/demo/_dash-component-suites/" in page.get_data(as_text=True)
     dependencies = client.get("/_dash-dependencies").get_json()
     rendered = _route(client, dependencies, "/demo/finite-width")  # the browser sees /demo/…
-    assert '"id": "finite-width-url"' in rendered
+    assert '"id": "finite-width-link"' in rendered
