@@ -35,20 +35,21 @@ def _colour(value: Any) -> Any:
     return RECOLOUR.get(value.lower(), value) if isinstance(value, str) else value
 
 
-def _recolour(node: Any, depth: int = 0) -> Any:
-    """Every colour-valued key in a nested figure piece, recoloured (in place)."""
+def _recoloured(node: Any, depth: int = 0) -> Any:
+    """A nested figure piece with every colour-valued key recoloured, as new dicts and lists:
+    the pieces a figure shares with others (the module's font, a cached layer) must stay
+    light for the next figure. Lists of plain values (data) are shared, not copied."""
     if depth > 6:
         return node
     if isinstance(node, dict):
-        for key, value in node.items():
-            if isinstance(value, dict | list):
-                _recolour(value, depth + 1)
-            elif "color" in key.lower():
-                node[key] = _colour(value)
-    elif isinstance(node, list):
-        for item in node:
-            if isinstance(item, dict | list):
-                _recolour(item, depth + 1)
+        return {
+            key: _recoloured(value, depth + 1)
+            if isinstance(value, dict | list)
+            else (_colour(value) if "color" in key.lower() else value)
+            for key, value in node.items()
+        }
+    if isinstance(node, list) and any(isinstance(item, dict | list) for item in node):
+        return [_recoloured(item, depth + 1) for item in node]
     return node
 
 
@@ -69,12 +70,12 @@ def _axes(layout: dict) -> None:
 
 
 def themed(figure: dict, theme: str) -> dict:
-    """``figure`` (a plain dict) in ``theme``; light figures come back untouched."""
+    """``figure`` (a plain dict) in ``theme``: light figures come back untouched, dark ones as
+    a new figure (``figure`` and what it shares are left as they were)."""
     if theme != "dark":
         return figure
-    layout = figure.setdefault("layout", {})
-    _recolour(layout)
-    _recolour(figure.get("data", []))
+    layout = _recoloured(figure.get("layout", {}))
+    figure = {**figure, "layout": layout, "data": _recoloured(figure.get("data", []))}
     layout["paper_bgcolor"] = BACKGROUND
     layout["plot_bgcolor"] = BACKGROUND
     layout["font"] = {**layout.get("font", {}), "color": INK}

@@ -1,0 +1,39 @@
+"""The dark theme is the page's: a dark request changes nothing that a later light one sees
+(figures share pieces — the module's font, cached layers — and recolouring them in place once
+turned every later visitor's plot text near-white)."""
+
+import pytest
+
+from app.cache import ResultCache
+from app.ui import figures as fig
+from app.ui.theme import INK, themed
+from app.views import VIEWS
+from tests.e2e.test_browser import light_controls  # a light state of every view
+from tests.integration.calls import answer
+
+LIGHT_INK = fig.FONT["color"]
+
+
+def test_a_dark_figure_is_new_and_leaves_the_light_one_as_it_was():
+    light = fig.figure([fig.exact_trace([0.0, 1.0], [1.0, 2.0], "exact")], y_title="loss")
+    before = repr(light)
+    dark = themed(light, "dark")
+    assert dark["layout"]["font"]["color"] == INK and dark["layout"]["paper_bgcolor"] != "white"
+    assert repr(light) == before and fig.FONT["color"] == LIGHT_INK
+
+
+def _first_request(theme: str) -> dict:
+    return {"seq": 1, "frame": 0, "theme": theme, "drawn": None}
+
+
+@pytest.mark.parametrize("view", VIEWS, ids=[view.key for view in VIEWS])
+def test_a_light_page_after_a_dark_one_gets_light_plots(view):
+    controls = light_controls(view)
+    cache = ResultCache.in_memory()
+    first = answer(view, cache, controls, request=_first_request("light")).figures
+    dark = answer(view, cache, controls, request=_first_request("dark")).figures
+    again = answer(view, cache, controls, request=_first_request("light")).figures
+    for before, darkened, after in zip(first, dark, again, strict=True):
+        assert darkened["layout"]["font"]["color"] == INK
+        assert after["layout"]["font"]["color"] == before["layout"]["font"]["color"] == LIGHT_INK
+        assert repr(after["layout"]) == repr(before["layout"])
