@@ -28,6 +28,7 @@ RECOLOUR = {
     "white": BACKGROUND,
     "#ffffff": BACKGROUND,
     "rgba(255,255,255,0.78)": "rgba(24,33,43,0.82)",
+    "rgba(255,255,255,0.85)": "rgba(24,33,43,0.85)",  # labels' boxes on maps
 }
 
 
@@ -75,7 +76,12 @@ def themed(figure: dict, theme: str) -> dict:
     if theme != "dark":
         return figure
     layout = _recoloured(figure.get("layout", {}))
-    figure = {**figure, "layout": layout, "data": _recoloured(figure.get("data", []))}
+    # tables keep their light cells and dark text: their fills are the phases' pastel colours
+    data = [
+        trace if isinstance(trace, dict) and trace.get("type") == "table" else _recoloured(trace)
+        for trace in figure.get("data", [])
+    ]
+    figure = {**figure, "layout": layout, "data": data}
     layout["paper_bgcolor"] = BACKGROUND
     layout["plot_bgcolor"] = BACKGROUND
     layout["font"] = {**layout.get("font", {}), "color": INK}

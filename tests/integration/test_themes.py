@@ -37,3 +37,14 @@ def test_a_light_page_after_a_dark_one_gets_light_plots(view):
         assert darkened["layout"]["font"]["color"] == INK
         assert after["layout"]["font"]["color"] == before["layout"]["font"]["color"] == LIGHT_INK
         assert repr(after["layout"]) == repr(before["layout"])
+
+
+def test_dark_tables_keep_dark_text_on_their_light_cells_and_map_labels_get_dark_boxes():
+    finite_width = next(view for view in VIEWS if view.key == "finite-width")
+    figures = answer(finite_width, ResultCache.in_memory(), request=_first_request("dark")).figures
+    table = next(t for f in figures for t in f["data"] if t.get("type") == "table")
+    assert table["cells"]["font"]["color"] == LIGHT_INK
+    fw_map = next(view for view in VIEWS if view.key == "finite-width-map")
+    figures = answer(fw_map, ResultCache.in_memory(), request=_first_request("dark")).figures
+    boxes = [a.get("bgcolor", "") for f in figures for a in f["layout"].get("annotations", [])]
+    assert boxes and not any(box.startswith("rgba(255,255,255") for box in boxes)
