@@ -173,6 +173,14 @@ def test_the_link_follows_the_controls_in_place_and_back_leaves_the_view(page, l
             arg=[spec.name, value_before],
             timeout=TIMEOUT,
         )
+    # the link of the last press (its answer can come after the plots first change)
+    page.wait_for_function(
+        """([name, id]) => {
+            const now = document.querySelector(id).getAttribute('aria-valuenow');
+            return Number(new URLSearchParams(location.search).get(name)) === Number(now); }""",
+        arg=[spec.name, f"#{view.key}-{spec.name} [role=slider]"],
+        timeout=TIMEOUT,
+    )
     assert page.evaluate("history.length") == entries
     left = page.url
     page.locator(f".site-header a[href='{other.path}']").first.click()
