@@ -182,6 +182,13 @@ def axis(title: str, *, log: bool = False, **extra) -> dict:
     }
 
 
+def _upright_time(log: bool) -> dict:
+    """A time axis's labels: upright; decades only on a log axis, with minor ticks between."""
+    if not log:
+        return {"tickangle": 0}
+    return {"tickangle": 0, "dtick": 1, "minor": {"ticks": "outside", "dtick": "D1", "ticklen": 3}}
+
+
 def figure(
     data: list[dict],
     *,
@@ -205,8 +212,10 @@ def figure(
         "paper_bgcolor": "white",
         "plot_bgcolor": "white",
         # time axes' labels are short (10⁻², 100): upright, they need no measuring for overlaps
-        # at each redraw (plotly's automatic angle does), ~10 ms of a step of the network view
-        "xaxis": axis(x_title, log=log_x, **({"tickangle": 0} if timed else {})),
+        # at each redraw (plotly's automatic angle does), ~10 ms of a step of the network view;
+        # on a log axis only the decades are labelled (upright, the 2s and 5s between ran into
+        # them on a phone), the other digits are marked
+        "xaxis": axis(x_title, log=log_x, **(_upright_time(log_x) if timed else {})),
         "yaxis": axis(y_title, log=log_y),
         "showlegend": show_legend,
         "legend": {
