@@ -24,14 +24,29 @@ CARDS_TIMEOUT = 120_000
 
 
 def wait_for_cards(page) -> None:
-    """Until every card's plot has drawn data (plotly's own ``_fullData``, not the props)."""
-    page.wait_for_function(
-        """count => { const plots = [...document.querySelectorAll('.paper-card .js-plotly-plot')];
-               return plots.length === count
-                   && plots.every(g => g._fullData && g._fullData.length > 0); }""",
-        arg=len(pf.CARDS),
-        timeout=CARDS_TIMEOUT,
-    )
+    """Scrolls through the page, card by card (a card is drawn when it comes into view), until
+    every card's plot has drawn data (plotly's own ``_fullData``, not the props)."""
+    for card in pf.CARDS:
+        page.locator(_card_selector(card)).scroll_into_view_if_needed()
+        page.wait_for_function(
+            """s => { const g = document.querySelector(s + ' .js-plotly-plot');
+                   return g !== null && g._fullData && g._fullData.length > 0; }""",
+            arg=_card_selector(card),
+            timeout=CARDS_TIMEOUT,
+        )
+
+
+def test_cards_out_of_sight_are_not_drawn(page, live_server):
+    page.goto(f"{live_server}{pf.PATH}")
+    first = pf.CARDS[0]
+    page.wait_for_selector(f"{_card_selector(first)} .js-plotly-plot", timeout=CARDS_TIMEOUT)
+    page.wait_for_timeout(1000)
+    drawn = page.locator(".paper-card .js-plotly-plot").count()
+    assert 1 <= drawn < len(pf.CARDS) // 2  # the first screens only
+    last = pf.CARDS[-1]
+    assert page.locator(f"{_card_selector(last)} .js-plotly-plot").count() == 0
+    evidence = page.locator(f"#{first.evidence_id}")
+    assert evidence.inner_text().startswith("✓ Seen in this card's data: ")
 
 
 def wait_for_caption(page, card: pf.Card) -> None:
