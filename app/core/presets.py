@@ -51,6 +51,9 @@ class Preset:
     claim: Claim | None = None
     #: how the model or the setting drawn here differs from the paper's figure, in plain words
     differs: str | None = None
+    #: the paper's own setting for the figure (sizes, steps, parameters), in plain words, for
+    #: docs/papers.md beside this preset's
+    paper_setting: str | None = None
 
     def __post_init__(self) -> None:
         for slug in (self.slug, *self.aliases):
