@@ -60,3 +60,13 @@ def test_curve_readers():
     assert math.isinf(crossing_time(t, values, 2.0))
     assert num(-0.5) == "−0.5" and num(1234.5, ",.0f") == "1,234"
     assert num(-1.83e-15, ".2g") == "−1.8·10⁻¹⁵" and num(1e12) == "10¹²"
+
+
+def test_docs_papers_is_what_the_presets_say():
+    """docs/papers.md is written from the presets (python -m app.papers_table): never stale."""
+    from app import papers_table
+
+    written = papers_table.DOCUMENT.read_text(encoding="utf-8")
+    assert written == papers_table.markdown(), "run: python -m app.papers_table"
+    for card in pf.CARDS:
+        assert f'<a id="{card.key}"></a>' in written
