@@ -228,7 +228,7 @@ def test_settings_in_a_link_override_its_preset(view):
 
 
 def test_an_unknown_preset_says_which_exist():
-    view = VIEWS[0]
+    view = BY_KEY["single-neuron"]
     state = view.parse_link("?preset=fig-99&frame=7&embed=maybe")
     assert "fig-99" in state.messages[0] and view.presets[0].slug in state.messages[0]
     assert state.controls == view.spec.defaults() and state.frame == 7 and not state.embed

@@ -11,6 +11,8 @@ import unicodedata
 
 import pytest
 
+from tests.models import SOLVER_MODULES
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 DOCUMENTS = [ROOT / "README.md", ROOT / "CONTRIBUTING.md", *sorted((ROOT / "docs").glob("*.md"))]
 #: documents the README links that are being written on other branches; a link to one of them
@@ -93,19 +95,9 @@ def test_the_readme_is_short_and_keeps_its_two_commands():
     assert "tests/run.sh" in (ROOT / ".ci" / "run").read_text()
 
 
-MODULES = [
-    "single_neuron",
-    "finite_width",
-    "lambda_balanced",
-    "feature_evolution",
-    "metrics",
-    "networks",
-]
-
-
-@pytest.mark.parametrize("module", MODULES)
+@pytest.mark.parametrize("module", SOLVER_MODULES)
 def test_the_engine_reference_names_every_public_name(module):
     reference = (ROOT / "docs" / "engine.md").read_text(encoding="utf-8")
-    public = importlib.import_module(f"solvers.{module}").__all__
+    public = importlib.import_module(module).__all__
     missing = [name for name in public if f"`{name}`" not in reference]
-    assert not missing, f"docs/engine.md does not name solvers.{module}'s {missing}"
+    assert not missing, f"docs/engine.md does not name {module}'s {missing}"
