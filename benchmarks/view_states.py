@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import statistics
 import sys
 import time
@@ -22,6 +21,8 @@ from pathlib import Path
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+import _markdown  # noqa: E402  (benchmarks/_markdown.py, beside this script)
 
 from app.memory import keep_freed_memory  # noqa: E402
 from app.ui.figures import compact  # noqa: E402
@@ -79,16 +80,13 @@ def measure(repeats: int) -> list[tuple[str, str, float, float, str]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--markdown", action="store_true", help="a table for docs/performance.md")
+    _markdown.add_option(parser)
     options = parser.parse_args()
+    _markdown.start(options.markdown, fenced=False)
     keep_freed_memory()  # as the app does
     rows = measure(options.repeats)
     if options.markdown:
-        print(
-            f"`python benchmarks/view_states.py --repeats {options.repeats} --markdown` "
-            f"(Python {platform.python_version()}, {os.cpu_count()} cores; ms):\n"
-        )
-        print("| view | state | median | fastest | |\n| --- | --- | ---: | ---: | --- |")
+        print("| view | state | median (ms) | fastest (ms) | |\n| --- | --- | ---: | ---: | --- |")
         for key, what, median, fastest, note in rows:
             print(f"| `{key}` | {what} | {median:.0f} | {fastest:.0f} | {note} |")
         return

@@ -18,6 +18,9 @@ DOCUMENTS = [ROOT / "README.md", ROOT / "CONTRIBUTING.md", *sorted((ROOT / "docs
 #: documents the README links that are being written on other branches; a link to one of them
 #: may lead nowhere until it lands (then its anchors are checked like any other's)
 PENDING = {"docs/using.md", "docs/deploying.md", "docs/papers.md"}
+#: a benchmark whose --markdown is being written on another branch: its section holds what it
+#: printed before, until it lands
+PENDING_MARKDOWN = {"benchmarks/browser_latency.py"}
 
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)|<img [^>]*src=\"([^\"]+)\"")
 FENCE = re.compile(r"^(```|~~~).*?^\1", re.M | re.S)
@@ -101,3 +104,22 @@ def test_the_engine_reference_names_every_public_name(module):
     public = importlib.import_module(module).__all__
     missing = [name for name in public if f"`{name}`" not in reference]
     assert not missing, f"docs/engine.md does not name {module}'s {missing}"
+
+
+def test_performance_figures_come_from_the_benchmarks():
+    """docs/performance.md: every table and every fenced output lies in a section that a
+    benchmark printed (between its markers, which name the command), and every such command
+    is a script of benchmarks/ with a --markdown option (benchmarks/_markdown.py)."""
+    text = (ROOT / "docs" / "performance.md").read_text(encoding="utf-8")
+    block = re.compile(
+        r"<!-- benchmark: python (benchmarks/\w+\.py)[^>]*-->\n.*?<!-- end benchmark -->", re.S
+    )
+    scripts = block.findall(text)
+    assert len(scripts) >= 8
+    for script in scripts:
+        written = "_markdown.start(" in (ROOT / script).read_text()
+        assert written or script in PENDING_MARKDOWN, f"{script} has no --markdown"
+    outside = block.sub("", text)
+    outside = re.sub(r"^```bash\n.*?^```\n", "", outside, flags=re.S | re.M)  # commands to run
+    hand = [line for line in outside.splitlines() if line.startswith("|") or line.startswith("```")]
+    assert not hand, f"figures outside a benchmark's section: {hand[:3]}"
