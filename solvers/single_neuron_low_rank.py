@@ -46,10 +46,13 @@ from ._validation import (
 
 __all__ = [
     "FLOW_METHODS",
+    "EndPoints",
     "Limits",
     "LowRankTask",
     "LowRankTrajectory",
     "conserved_delta",
+    "crosses_zero",
+    "end_points",
     "gradient_descent",
     "gradient_flow",
     "implicit_bias",
@@ -319,16 +322,106 @@ def gradient_descent(
     )
 
 
+def crosses_zero(a0: float, w0, gram, beta_star, *, eta_a: float = 1.0, eta_w: float = 1.0) -> bool:
+    """Whether the flow's read-out a changes sign on its way, i.e. β passes through 0 (then it
+    ends at :func:`predicted_interpolant` with ``through_zero=True``). Where Σ has one non-zero
+    eigenvalue the flow is the whitened neuron of (1.5), which changes sign at most once, iff
+    its basin (theory.md (1.12)) is the other sign of a (docs/theory_low_rank.md (2.7)); other
+    Σ are refused."""
+    problem = task(gram, beta_star)
+    a0, w0, eta_a, eta_w = _check_start(a0, w0, problem, eta_a, eta_w)
+    if not problem.single_scale:
+        raise ValueError(
+            "crosses_zero needs XᵀX with equal non-zero eigenvalues (one data point, or "
+            "whitened data); for other data run gradient_flow and read its through_zero."
+        )
+    target = problem.in_range(problem.beta_star)
+    side = sn.basin(a0, problem.in_range(w0), target, eta_a=eta_a, eta_w=eta_w)
+    return bool(a0 != 0 and side * a0 < 0)
+
+
+@dataclass(frozen=True)
+class EndPoints:
+    """Where the flows from one β₀ end, for many δ at once (:func:`end_points`)."""
+
+    deltas: np.ndarray  #: (S,) conserved δ of each start
+    ends: np.ndarray  #: (S, d) Theorem 3.1's interpolant, for −β₀ where the flow crosses
+    through_zero: np.ndarray  #: (S,) bool: that flow's a changes sign (β passes through 0)
+
+
+@guard_overflow
+def end_points(
+    beta0, deltas, gram, beta_star, *, eta_a: float = 1.0, eta_w: float = 1.0
+) -> EndPoints:
+    """:func:`predicted_interpolant` with :func:`crosses_zero`'s answer, for the starts
+    ``(a₀, w₀)`` of function β₀ and each δ (theory.md (1.6); either sign of a₀ gives the same
+    β path), in one pass: the starts, the basins of the reduced neurons (docs/theory_low_rank.md
+    (1.5), theory.md (1.12)) and the closed form (2.4) as arrays. Needs Σ with equal non-zero
+    eigenvalues, as :func:`crosses_zero` does."""
+    problem = task(gram, beta_star)
+    beta0 = as_array("beta0", beta0, ndim=1, shape=(problem.dimension,))
+    deltas = as_array("deltas", deltas, ndim=1)
+    eta_a, eta_w = as_positive("eta_a", eta_a), as_positive("eta_w", eta_w)
+    if not problem.single_scale:
+        raise ValueError(
+            "end_points needs XᵀX with equal non-zero eigenvalues (one data point, or whitened "
+            "data); for other data call predicted_interpolant with each flow's through_zero."
+        )
+    if float(np.linalg.norm(beta0)) == 0:
+        raise ValueError("beta0 must be non-zero: Theorem 3.1 needs the direction of β₀.")
+    crosses = _basins(beta0, deltas, problem, eta_a, eta_w) < 0
+    scale = math.sqrt(eta_a * eta_w)
+    base, null = problem.min_norm_interpolant * scale, problem.null_basis
+    if null.shape[1] == 0:
+        return EndPoints(deltas, np.tile(problem.min_norm_interpolant, (deltas.size, 1)), crosses)
+    if null.shape[1] == 1:
+        ends = [
+            _one_null_direction(sign * scale * beta0, base, null[:, 0], deltas) for sign in (1, -1)
+        ]
+        found = np.where(crosses[:, None], ends[1], ends[0])
+    else:
+        found = np.array(
+            [
+                _newton((-1 if c else 1) * scale * beta0, base, null, float(d))
+                for d, c in zip(deltas, crosses, strict=True)
+            ]
+        )
+    return EndPoints(deltas, found / scale, crosses)
+
+
+def _basins(beta0, deltas, problem: LowRankTask, eta_a: float, eta_w: float) -> np.ndarray:
+    """The basin sign of each start (a₀ > 0): ``η_a cᵀp₀ + (ω + δ̂/2) a₀`` of the reduced neuron
+    with target ``c = V_rᵀβ*``, ``p₀ = V_rᵀw₀`` and conserved ``δ̂ = η_w a₀² − η_a‖p₀‖²``
+    (theory.md (1.12)); negative where a changes sign."""
+    norm0 = float(np.linalg.norm(beta0))
+    rates = eta_a * eta_w
+    root = np.hypot(deltas, 2.0 * math.sqrt(rates) * norm0)
+    a_sq = np.where(deltas >= 0, (root + deltas) / (2.0 * eta_w), 0.0)
+    a_sq = np.where(deltas >= 0, a_sq, 2.0 * eta_a * norm0**2 / (root - np.minimum(deltas, 0)))
+    a0 = np.sqrt(a_sq)
+    along = problem.in_range(beta0)  # p₀ = along/a₀
+    target = problem.in_range(problem.beta_star)
+    reduced = eta_w * a_sq - eta_a * float(along @ along) / a_sq
+    coupling_sq = rates * float(target @ target)
+    omega = np.hypot(0.5 * reduced, math.sqrt(coupling_sq))
+    below = omega - 0.5 * reduced  # > 0; ω + δ̂/2 = coupling²/(ω − δ̂/2) without cancellation
+    growth = np.where(
+        reduced >= 0, omega + 0.5 * reduced, coupling_sq / np.where(below > 0, below, 1.0)
+    )
+    return eta_a * float(along @ target) / a0 + growth * a0
+
+
 # -- Theorem 3.1: the interpolant the flow reaches ------------------------------------------------
 
 
-def _kappa_minus_delta(norm: np.ndarray | float, delta: float):
+def _kappa_minus_delta(norm, delta):
     """``κ − δ`` with ``κ = √(δ² + 4x²)``, without cancellation (docs/theory_low_rank.md
-    (2.2))."""
-    kappa = np.hypot(delta, 2.0 * np.asarray(norm, dtype=float))
-    if delta >= 0:
-        return 4.0 * np.asarray(norm, dtype=float) ** 2 / (kappa + delta)
-    return kappa - delta
+    (2.2)); broadcasts over arrays of norms and δ."""
+    norm, delta = np.asarray(norm, dtype=float), np.asarray(delta, dtype=float)
+    kappa = np.hypot(delta, 2.0 * norm)
+    total = kappa + delta
+    upstream = 4.0 * norm**2 / np.where(total > 0, total, 1.0)
+    return np.where(delta >= 0, np.where(total > 0, upstream, 0.0), kappa - delta)
 
 
 def _potential(norm: float, delta: float) -> float:
@@ -390,7 +483,7 @@ def predicted_interpolant(
     if math.isinf(delta):
         return _limit(start, base, null, delta > 0) / scale
     if null.shape[1] == 1:
-        return _one_null_direction(start, base, null[:, 0], delta) / scale
+        return _one_null_direction(start, base, null[:, 0], float(delta)) / scale
     return _newton(start, base, null, delta) / scale
 
 
@@ -401,14 +494,16 @@ def _delta_or_limit(value) -> float:
     return as_finite_scalar("delta", value)
 
 
-def _one_null_direction(beta0, base, direction, delta: float) -> np.ndarray:
-    """App. A.4.4, their eq. 72: ``β = β_p + α n`` (docs/theory_low_rank.md (2.4))."""
+def _one_null_direction(beta0, base, direction, delta) -> np.ndarray:
+    """App. A.4.4, their eq. 72: ``β = β_p + α n`` (docs/theory_low_rank.md (2.4)), for one δ
+    (→ (d,)) or an array of them (→ (S, d))."""
     norm0 = float(np.linalg.norm(beta0))
-    k = 0.5 * math.sqrt(float(_kappa_minus_delta(norm0, delta))) * float(direction @ beta0) / norm0
-    c, b_sq = delta + 2.0 * k * k, float(base @ base)
-    root = math.hypot(c, 2.0 * math.sqrt(b_sq))
-    inner = c + root if c >= 0 else 4.0 * b_sq / (root - c)  # no cancellation
-    return base + k * math.sqrt(inner) * direction
+    k = 0.5 * np.sqrt(_kappa_minus_delta(norm0, delta)) * float(direction @ beta0) / norm0
+    c, b_sq = np.asarray(delta) + 2.0 * k * k, float(base @ base)
+    root = np.hypot(c, 2.0 * math.sqrt(b_sq))
+    behind = root - c  # > 0 where c < 0: then c + root = 4B²/(root − c), no cancellation
+    inner = np.where(c >= 0, c + root, 4.0 * b_sq / np.where(behind > 0, behind, 1.0))
+    return base + np.multiply.outer(k * np.sqrt(inner), direction)
 
 
 def _newton(beta0, base, null, delta: float) -> np.ndarray:
@@ -464,24 +559,40 @@ def _limit(beta0, base, null, upstream: bool) -> np.ndarray:
 
 @dataclass(frozen=True)
 class Limits:
-    """Theorem 3.1's end points as δ → ±∞ (docs/theory_low_rank.md (2.5))."""
+    """Where the flow ends as δ → ±∞ (docs/theory_low_rank.md (2.5), (2.7))."""
 
     upstream: np.ndarray  #: (d,) δ → +∞: the interpolant nearest β₀
     #: (d,) δ → −∞, or None when β₀ lies in Σ's null space (the end point is at infinity)
     downstream: np.ndarray | None
-    #: whether the δ → −∞ end point is a positive multiple of β₀ (reached along β₀ itself)
+    #: whether the δ → −∞ flow runs straight along the line of β₀ to its end point
     downstream_along_start: bool
+    #: whether it passes through β = 0 on the way (β₀'s multiples that interpolate are negative)
+    downstream_through_zero: bool
 
 
 def limits(beta0, gram, beta_star) -> Limits:
-    """:func:`predicted_interpolant` at δ = ±∞, and whether downstream keeps β₀'s direction."""
+    """The end points as δ → ±∞. Downstream the flow moves along β₀'s line (their "projected
+    gradient descent"): to a positive multiple of β₀ that interpolates, or through β = 0 to a
+    negative one — (2.5) for −β₀, by (2.7) — or, where neither exists, towards (2.5)."""
     problem = task(gram, beta_star)
     beta0 = as_array("beta0", beta0, ndim=1, shape=(problem.dimension,))
     up = predicted_interpolant(beta0, math.inf, gram, beta_star)
     try:
         down = predicted_interpolant(beta0, -math.inf, gram, beta_star)
     except ValueError:
-        return Limits(up, None, False)
-    unit0 = beta0 / float(np.linalg.norm(beta0))
-    along = float(np.linalg.norm(down / float(np.linalg.norm(down)) - unit0)) <= 1e-9
-    return Limits(up, down, along)
+        return Limits(up, None, False, False)
+    if _along(down, beta0):
+        return Limits(up, down, True, False)
+    mirrored = predicted_interpolant(beta0, -math.inf, gram, beta_star, through_zero=True)
+    if _along(mirrored, -beta0):
+        return Limits(up, mirrored, True, True)
+    return Limits(up, down, False, False)
+
+
+def _along(point: np.ndarray, direction: np.ndarray) -> bool:
+    """Whether ``point`` is a positive multiple of ``direction`` (0 is not)."""
+    size = float(np.linalg.norm(point))  # 0 when y = 0: the line of interpolants meets 0
+    if size == 0:
+        return False
+    unit = direction / float(np.linalg.norm(direction))
+    return float(np.linalg.norm(point / size - unit)) <= 1e-9

@@ -183,6 +183,58 @@ def test_a_flow_through_zero_ends_at_the_prediction_for_minus_beta0():
     assert np.max(np.abs(path.beta[-1] - plain)) > 1.0
 
 
+def test_crosses_zero_says_whether_the_raw_flows_read_out_changes_sign():
+    rng = np.random.default_rng(5)
+    found = []
+    for _ in range(24):
+        beta0 = rng.standard_normal(2) * rng.uniform(0.1, 1.5)
+        a0, w0 = start(beta0, rng.uniform(-6.0, 3.0))
+        a, _ = raw_flow(a0, w0, GRAM, BETA_STAR, np.linspace(0.0, 60.0, 241))
+        found.append(lr.crosses_zero(a0, w0, GRAM, BETA_STAR))
+        assert found[-1] == bool(np.any(a * a0 < 0)), (beta0, a0)
+    assert 3 <= sum(found) <= 21  # both answers were tried
+    _, _, two = two_point_task()
+    with pytest.raises(ValueError, match="equal non-zero eigenvalues"):
+        lr.crosses_zero(0.5, np.ones(4), two.gram, two.beta_star)
+
+
+@pytest.mark.parametrize("beta0", [[0.4, 0.05], [-0.4, -0.05], [1.0, -0.9], [-1.8, -0.4]])
+def test_end_points_are_where_the_raw_flows_end_for_every_delta(beta0):
+    """The one-pass end points (basins, closed form as arrays) against long raw flows."""
+    deltas = np.array([-6.0, -2.0, -0.5, 0.0, 0.5, 3.0])
+    found = lr.end_points(beta0, deltas, GRAM, BETA_STAR)
+    for delta, end, crosses in zip(deltas, found.ends, found.through_zero, strict=True):
+        a0, w0 = start(beta0, delta)
+        a, w = raw_flow(a0, w0, GRAM, BETA_STAR, np.linspace(0.0, 60.0, 121))
+        assert crosses == bool(np.any(a * a0 < 0)), delta
+        assert np.max(np.abs(a[-1] * w[-1] - end)) < 1e-8, delta
+    assert found.through_zero.any() == (POINT @ beta0 < 0)  # xᵀβ₀ < 0 < y: downstream crosses
+    # the basins in one pass, against the whitened neuron's own (solvers.single_neuron.basin)
+    dense = np.linspace(-8.0, 4.0, 241)
+    flags = lr.end_points(beta0, dense, GRAM, BETA_STAR).through_zero
+    one_by_one = [lr.crosses_zero(*start(beta0, d), GRAM, BETA_STAR) for d in dense]
+    assert flags.tolist() == one_by_one
+
+
+def test_end_points_with_two_null_directions_and_other_rates():
+    """One data point in three dimensions (Newton's minimiser), η_aη_w ≠ 1, crossings."""
+    x, y = np.array([0.8, -0.4, 0.6]), 0.9
+    problem = lr.task_from_data(x, [y])
+    rates = {"eta_a": 1.5, "eta_w": 0.6}
+    for beta0 in ([0.3, 0.5, 0.2], [-0.3, 0.2, -0.4]):
+        deltas = np.array([-4.0, -1.0, 0.5, 2.0])
+        found = lr.end_points(beta0, deltas, problem.gram, problem.beta_star, **rates)
+        for delta, end, crosses in zip(deltas, found.ends, found.through_zero, strict=True):
+            a0, w0 = start(beta0, delta, **rates)
+            times = np.linspace(0.0, 80.0, 161)
+            a, w = raw_flow(a0, w0, problem.gram, problem.beta_star, times, **rates)
+            assert crosses == bool(np.any(a * a0 < 0)) and x @ end == pytest.approx(y)
+            assert np.max(np.abs(a[-1] * w[-1] - end)) < 1e-8, (beta0, delta)
+    with pytest.raises(ValueError, match="equal non-zero eigenvalues"):
+        _, _, two = two_point_task()
+        lr.end_points(np.ones(4), [0.0], two.gram, two.beta_star)
+
+
 def _paper_objective(beta, beta0, delta):
     """Kunin et al. Theorem 3.1 as printed: Ψ_δ(β) − ψ_δ β̂₀ᵀβ."""
     kappa = math.sqrt(delta**2 + 4 * float(beta @ beta))
@@ -261,8 +313,12 @@ def test_the_limits_in_delta():
         assert np.max(np.abs(end - limit)) < 0.02
     found = lr.limits(BETA0, GRAM, BETA_STAR)
     assert found.downstream_along_start and found.upstream == pytest.approx(nearest)
-    away = lr.limits(-BETA0, GRAM, BETA_STAR)  # no positive multiple of −β₀ interpolates
-    assert not away.downstream_along_start
+    # from −β₀ no positive multiple interpolates: downstream passes through 0 to the same point
+    away = lr.limits(-BETA0, GRAM, BETA_STAR)
+    assert away.downstream_through_zero and away.downstream == pytest.approx(along)
+    a0, w0 = start(-BETA0, -300.0)
+    end = lr.gradient_flow(a0, w0, GRAM, BETA_STAR, [0.0, 40.0]).beta[-1]
+    assert np.max(np.abs(end - along)) < 0.02
 
 
 def test_the_end_point_moves_from_beta0s_direction_to_the_nearest_interpolant():
