@@ -602,7 +602,7 @@ def test_no_toolbar_offers_an_upload_and_the_link_is_copied_instead(browser, liv
 def test_the_page_draws_with_the_app_s_plotly_bundle_not_dash_s_full_one(page, live_server):
     """dcc.Graph draws with the page's window.Plotly (assets/plotly/: the trace types the views
     draw, a third of plotly.js): Dash's 4.8-MB bundle is never fetched."""
-    open_view(page, live_server, VIEWS[0])
+    open_view(page, live_server, BY_KEY["single-neuron"])
     scripts = page.evaluate(
         "() => performance.getEntriesByType('resource').map(e => e.name.split('?')[0])"
     )
