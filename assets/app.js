@@ -17,10 +17,10 @@
  * - On touch screens a swipe over a plot scrolls the page; "Interact" hands the plot the touch.
  * - Escape closes the Maps menu; plot toolbars and formulas are out of the tab order.
  *
- * Only Dash's documented extension points are used (clientside callbacks, callbacks without
- * outputs, dash_clientside.set_props and callback_context); the one private detail read, the
- * callback route's name in the resending fetch, is checked against the installed Dash by
- * tests/unit/test_browser_contract.py.
+ * Besides Dash's documented extension points (clientside callbacks, dash_clientside.set_props,
+ * callback_context, dccFunctions), two private details are read — the callback route's name
+ * and its response's format (readAnswers) — and tests/unit/test_browser_contract.py checks
+ * both against the installed Dash, so that an upgrade that changes them fails there.
  */
 (function () {
   "use strict";
@@ -49,10 +49,9 @@
   /* The server callback reads the controls' values itself (as State) when the gate lets a
    * request through, so whatever goes out is the newest; its answer says which values it
    * answered and what the page shows, and the next request sends that back as "drawn" so
-   * that the server answers with only the differences. Answers are read by a callback of
-   * their own (lazyRich.answered), after the chain that brought them: a control moved
-   * meanwhile wakes the gate through its "wake" store — Dash does not call a callback again
-   * from the chain it started itself. */
+   * that the server answers with only the differences. Answers are read where they arrive
+   * (readAnswers): a control moved meanwhile wakes the gate through its "wake" store — Dash
+   * does not call a callback again from the chain it started itself. */
   var GATE_TIMEOUT_MS = 15000;  // an answer that never came (a failed request) frees the gate
   var gates = {};
 
@@ -222,6 +221,34 @@
         window.history.replaceState(window.history.state, "", url.toString());
       }
     } catch (error) { /* not fatal */ }
+  }
+
+  /* Answers, links and finished jobs, read from the responses as they arrive (the fetch
+   * below): Dash would hold back a callback reading them while a background job of the view
+   * runs, and the page would wait for the job to show a new answer. This reads Dash's
+   * response format ({"response": {id: {prop: value}}}), which tests/unit/
+   * test_browser_contract.py checks against the installed Dash. */
+  function readAnswers(text) {
+    if (text.indexOf('-answered"') === -1 && text.indexOf('-job-done"') === -1) { return; }
+    var response;
+    try { response = JSON.parse(text).response; } catch (error) { return; }
+    var found = {};
+    Object.keys(response || {}).forEach(function (id) {
+      var kind = ["-link", "-answered", "-job-done"].find(function (s) { return id.endsWith(s); });
+      if (!kind) { return; }
+      var key = id.slice(0, -kind.length);
+      found[key] = found[key] || {};
+      found[key][kind] = response[id].data;
+    });
+    Object.keys(found).forEach(function (key) {
+      var got = found[key];
+      if ("-answered" in got) { answer(key, got["-answered"]); }
+      if ("-link" in got) {
+        showLink(key, got["-link"]);
+        if ("-answered" in got) { correct(key, got["-answered"], got["-link"]); }
+      }
+      if ("-job-done" in got) { jobDone(key); }
+    });
   }
 
   /* ---- number boxes and values the server changed ------------------------------------------ */
@@ -496,29 +523,6 @@
         return gateFor(key, args, Number(frame) || 0);
       },
 
-      /* the main callback's answer and link (a callback without outputs): read once Dash has
-       * applied them, outside the chain that brought them */
-      answered: function (answered, search) {
-        var inputs = window.dash_clientside.callback_context.inputs_list || [];
-        var key = inputs.length ? String(inputs[0].id).slice(0, -"-answered".length) : "";
-        var ids = triggered();
-        var by = function (suffix) { return ids.some(function (id) { return id.endsWith(suffix); }); };
-        setTimeout(function () {
-          if (by("-answered.data")) { answer(key, answered); }
-          if (by("-link.data")) {
-            showLink(key, search);
-            if (by("-answered.data")) { correct(key, answered, search); }
-          }
-        }, 0);
-      },
-
-      /* a background job finished: the gate asks again */
-      jobDone: function (done) {
-        var inputs = window.dash_clientside.callback_context.inputs_list || [];
-        var key = inputs.length ? String(inputs[0].id).slice(0, -"-job-done".length) : "";
-        if (done) { setTimeout(function () { jobDone(key); }, 0); }
-      },
-
       /* slider ⇄ number box: a typed value (on Enter or leaving the box) is clamped, and the
        * slider, the box and the note under the control say what is used */
       box: function (value, typed) {
@@ -740,6 +744,18 @@
     }
   }, true);
 
+  /* The bar scrolls sideways on a phone: the page shown is brought into it. */
+  function showCurrentLink(root) {
+    var current = root.querySelector(".nav .nav-link.active:not([data-shown])");
+    if (!current) { return; }
+    current.setAttribute("data-shown", "1");
+    var nav = current.closest(".nav");
+    if (nav && nav.scrollWidth > nav.clientWidth) {
+      var offset = current.getBoundingClientRect().left - nav.getBoundingClientRect().left;
+      nav.scrollLeft += offset - (nav.clientWidth - current.offsetWidth) / 2;
+    }
+  }
+
   var naming = false;
   new MutationObserver(function () {
     if (naming) { return; }
@@ -749,6 +765,7 @@
       nameControls(document);
       foldOnPhones(document);
       outOfTabOrder(document);
+      showCurrentLink(document);
       Object.keys(gates).forEach(function (key) { watch(gates[key]); });  // new plots
     });
   }).observe(document.documentElement, {
@@ -777,6 +794,7 @@
         }
         // read the whole body here, so that a connection lost halfway is retried too
         return response.text().then(function (body) {
+          if (response.ok) { readAnswers(body); }
           return new Response(body, {
             status: response.status, statusText: response.statusText, headers: response.headers
           });

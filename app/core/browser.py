@@ -1,14 +1,7 @@
-"""The callbacks that run in the browser (``assets/app.js``), registered for one view.
-
-They use Dash's documented extension points only — clientside callbacks, callbacks without
-outputs, ``dash_clientside.set_props`` — never the format of Dash's responses:
-
-* each number box beside a slider: a typed value is committed on Enter or when the box is
-  left, clamped to the control's range (the box, the slider and a note under the control say
-  what was used), and the box follows the slider;
-* the answers of the view's main callback (its ``answered``, ``link`` and ``job-done`` stores)
-  reach the page's gate, the address bar and — where the server used other values than the
-  controls asked for — the controls themselves.
+"""The callbacks that run in the browser (``assets/app.js``), registered for one view: each
+number box beside a slider. A typed value is committed on Enter or when the box is left,
+clamped to the control's range (the box, the slider and a note under the control say what was
+used), and the box follows the slider.
 """
 
 from __future__ import annotations
@@ -27,19 +20,6 @@ def register(view: Any, app: Dash) -> None:
     for spec in view.spec.fields:
         if spec.kind in ("float", "int"):
             _register_box(app, components.control_id(view.key, spec.name))
-    key = view.key
-    app.clientside_callback(
-        ClientsideFunction("lazyRich", "answered"),
-        Input(f"{key}-answered", "data"),
-        Input(f"{key}-link", "data"),
-        prevent_initial_call=True,
-    )
-    # apart: Dash holds a callback back while one of its inputs is a running job's output
-    app.clientside_callback(
-        ClientsideFunction("lazyRich", "jobDone"),
-        Input(f"{key}-job-done", "data"),
-        prevent_initial_call=True,
-    )
 
 
 def _register_box(app: Dash, ident: str) -> None:

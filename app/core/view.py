@@ -173,7 +173,7 @@ class View(Generic[Controls, Result]):
             jobs.register(self, app, cache)
         self._register_preset(app)
         self._register_download(app, cache, jobs)
-        browser.register(self, app)  # number boxes, answers (assets/app.js)
+        browser.register(self, app)  # the number boxes (assets/app.js)
         self._register_animation(app)
         if self.clicks:
             self._register_clicks(app)

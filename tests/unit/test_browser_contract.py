@@ -1,12 +1,14 @@
 """What ``assets/app.js`` relies on in the installed Dash, checked against that Dash.
 
-The browser side uses Dash's documented extension points (clientside callbacks, callbacks
-without outputs, ``dash_clientside.set_props``, ``callback_context``, ``dccFunctions``); the
-few details it reads that Dash does not document are checked here, so that an upgrade that
+The browser side uses Dash's documented extension points (clientside callbacks,
+``dash_clientside.set_props``, ``callback_context``, ``dccFunctions``); the details it reads
+that Dash does not document — the callback route, the format of its answers, the slider's
+thumbs, the graph's use of the page's plotly.js — are checked here, so that an upgrade that
 changes one fails this test instead of the page going quietly wrong."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -46,19 +48,40 @@ def test_the_documented_extension_points_exist_in_this_dash():
     assert "window.Plotly||" in GRAPH
 
 
-def test_callbacks_without_outputs_are_registered_for_every_view(app):
-    """The answers reach the gate through callbacks with no output (Dash ≥ 2.17)."""
-    deps = app.callback_map
-    for view in VIEWS:
-        answered = [
-            key
-            for key, spec in deps.items()
-            if any(i["id"] == f"{view.key}-answered" for i in spec["inputs"])
-        ]
-        assert answered, view.key
+def _update_request(app, view) -> dict:
+    """The request the page's gate sends for ``view``'s main callback, as Dash posts it."""
+    output = next(key for key in app.callback_map if f"{view.key}-answered.data" in key)
+    callback = app.callback_map[output]
+    ids, values = view.control_ids(), view.spec.to_controls(view.spec.defaults())
+    controls = dict(zip(ids, values, strict=True))
+    state = [
+        {"id": s["id"], "property": s["property"], "value": controls.get(s["id"])}
+        for s in callback["state"]
+    ]
+    outputs = [
+        dict(zip(("id", "property"), part.rsplit(".", 1), strict=True))
+        for part in output.strip(".").split("...")
+    ]
+    request = {"id": f"{view.key}-request", "property": "data", "value": {"seq": 7}}
+    return {
+        "output": output,
+        "outputs": outputs,
+        "inputs": [request],
+        "state": state,
+        "changedPropIds": [f"{view.key}-request.data"],
+    }
 
 
-def test_app_js_no_longer_parses_dash_responses():
-    """Answers are read from the stores Dash has applied, not from its response's format."""
-    assert "JSON.parse" not in APP_JS
-    assert ".response" not in APP_JS
+def test_the_answers_app_js_reads_are_where_it_reads_them(app):
+    """readAnswers takes the answer, the link and a finished job from Dash's response body:
+    {"response": {"<view>-answered": {"data": …}, "<view>-link": {"data": "?…"}}}."""
+    view = next(v for v in VIEWS if v.key == "single-neuron")
+    body = _update_request(app, view)
+    route = re.findall(r'indexOf\("(_dash-[a-z-]+)"\)', APP_JS)[0]
+    answer = app.server.test_client().post("/" + route, json=body)
+    assert answer.status_code == 200
+    response = json.loads(answer.get_data(as_text=True))["response"]
+    assert response[f"{view.key}-answered"]["data"]["seq"] == 7
+    assert response[f"{view.key}-link"]["data"] == view.spec.encode(view.spec.defaults())
+    for suffix in ("-link", "-answered", "-job-done"):  # the ids app.js looks for
+        assert f'"{suffix}"' in APP_JS
