@@ -262,7 +262,14 @@ def test_on_a_phone_the_mode_bar_leaves_the_legends_readable(browser, live_serve
         page.wait_for_function(DRAWN, timeout=60_000)
         # the first answer's figures have the legends (the layout's placeholders do not)
         page.wait_for_function("() => document.querySelectorAll('.legend').length >= 2")
+        # a plot's toolbar shows while it has the touch: hand every plot the touch
+        for button in page.locator(".interact-button").all():
+            button.tap()
         page.wait_for_timeout(500)
+        shown = "() => Array.from(document.querySelectorAll('.modebar .modebar-group'))" + (
+            ".filter(group => group.offsetParent).map(group => group.className)"
+        )
+        assert len(page.evaluate(shown)) >= 2
         assert page.evaluate(MODEBAR_ON_LEGEND) == []
     finally:
         context.close()
