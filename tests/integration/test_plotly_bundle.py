@@ -1,4 +1,4 @@
-"""The page's plotly.js (assets/plotly/, built by scripts/plotly-bundle/) holds every trace type
+"""The page's plotly.js (assets/plotly/, built by docs/tools/plotly-bundle/) holds every trace type
 the views draw, and is the version the installed plotly package writes figures for."""
 
 from __future__ import annotations

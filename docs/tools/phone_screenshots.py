@@ -1,8 +1,8 @@
 """The phone screenshots of docs/using.md: every view's first screen at 390 × 844 (touch), light
 and dark, taken in headless Chromium against the Procfile's gunicorn.
 
-    python scripts/phone_screenshots.py                 # into assets/screenshots/phone/
-    python scripts/phone_screenshots.py --views networks --open   # the controls' sheet open
+    python docs/tools/phone_screenshots.py                 # into assets/screenshots/phone/
+    python docs/tools/phone_screenshots.py --views networks --open   # the controls' sheet open
 
 Each picture is the first screen a student sees (the controls' sheet folded along the bottom),
 reduced to 256 colours by ``pngquant`` when it is installed (Debian package ``pngquant``), so
@@ -18,7 +18,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from app.views import VIEWS  # noqa: E402

@@ -1,7 +1,7 @@
 /* plotly.js with only the trace types the explorer draws (entry.js), built the way plotly.js
  * builds its own bundles (its esbuild-config.js), minified, into the app's assets:
  *
- *     cd scripts/plotly-bundle && npm install && npm run build
+ *     cd docs/tools/plotly-bundle && npm install && npm run build
  *
  * dcc.Graph draws with the page's window.Plotly when there is one (so Dash's full bundle,
  * 4.8 MB, is never fetched). Keep plotly.js at the version the installed plotly package
@@ -14,7 +14,7 @@ const InlineCSSPlugin = require('esbuild-plugin-inline-css');
 
 esbuild.build({
   entryPoints: [path.join(__dirname, 'entry.js')],
-  outfile: path.join(__dirname, '..', '..', 'assets', 'plotly', 'plotly-lazy-rich.min.js'),
+  outfile: path.join(__dirname, '..', '..', '..', 'assets', 'plotly', 'plotly-lazy-rich.min.js'),
   format: 'iife',
   bundle: true,
   minify: true,
