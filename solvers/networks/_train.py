@@ -809,7 +809,7 @@ class _States:
             weights.append(flat[:, start : start + size].reshape(cells, *W.shape[1:]))
             start += size
         batch = _Records(
-            **{name: _block_array(getattr(out, name), cells) for name in _RECORD_FIELDS},
+            **{name: _block_array(getattr(out, name), cells) for name in RECORDED},
             weights=None if out.weights is None else [_block_array(W, cells) for W in out.weights],
         )
         block = chunk.repeated(count, weights)
@@ -822,21 +822,9 @@ class _States:
         self.indices = []
 
 
-_RECORD_FIELDS = (
-    "loss",
-    "test_loss",
-    "kernel_distance",
-    "alignment",
-    "kernel_norm",
-    "zeta",
-    "activation_distance",
-    "parameter_distance",
-)
-
-
 def _fields(records: _Records) -> list[np.ndarray | None]:
     """The per-(cell, record) arrays of ``records``, in field order, weights layer by layer."""
-    arrays = [getattr(records, name) for name in _RECORD_FIELDS]
+    arrays = [getattr(records, name) for name in RECORDED]
     return arrays + (list(records.weights) if records.weights is not None else [])
 
 
