@@ -20,6 +20,7 @@ from ...core.presets import Preset
 from ...core.state import choice, number, switch
 from ...core.view import View
 from ...ui.figures import plot_times
+from . import claims
 from . import trajectory_plots as plots
 
 #: hard caps that keep one request cheap whatever it asks for
@@ -89,6 +90,7 @@ PRESETS = (
         {**FIG3, "delta": -2.0, "horizon": 20.0},
         figure="Fig. 2a",
         panel="surface",
+        claim=claims.FIG_2A,
     ),
     Preset(
         "fig-2b-balanced-double-cone",
@@ -97,6 +99,7 @@ PRESETS = (
         {**FIG3, "delta": 0.0},
         figure="Fig. 2b",
         panel="surface",
+        claim=claims.FIG_2B,
     ),
     Preset(
         "fig-2c-upstream-two-sheeted-hyperboloid",
@@ -105,14 +108,19 @@ PRESETS = (
         {**FIG3, "delta": 2.0},
         figure="Fig. 2c",
         panel="surface",
+        claim=claims.FIG_2C,
     ),
     Preset(
         "fig-3-mu-phi-and-s-for-several-delta",
         "Fig. 3 — μ, φ and S for several δ",
-        "Same start and end for every δ: upstream lazy, balanced rich, downstream delayed rich.",
-        {**FIG3, "mode": "compare", "spread": 10.0, "horizon": 20.0, "descent": False},
+        "δ = ±5, ±0.5 and 0 from the same start to the same target: upstream lazy, balanced "
+        "rich, downstream delayed rich.",
+        {**FIG3, "mode": "compare", "spread": 5.0, "horizon": 30.0, "descent": False},
         figure="Fig. 3",
         panel="kernel",
+        claim=claims.FIG_3,
+        differs="The paper draws μ, φ and S side by side; the card shows S (the view has all "
+        "three). Its δ values are not printed; ±5 shows the delayed rich plateau within t = 30.",
     ),
     Preset(
         "fig-4a-beta-paths-for-several-delta",
@@ -121,6 +129,7 @@ PRESETS = (
         {**FIG3, "mode": "compare", "spread": 3.0, "horizon": 30.0, "descent": False},
         figure="Fig. 4a",
         panel="function",
+        claim=claims.FIG_4A,
     ),
     Preset(
         "lazy-strongly-upstream",
