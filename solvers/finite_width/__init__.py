@@ -28,8 +28,8 @@ from functools import cached_property
 
 import numpy as np
 
-from ._descent import run_descent
-from ._validation import (
+from .._descent import run_descent
+from .._validation import (
     as_array,
     as_finite_scalar,
     as_positive,
@@ -39,7 +39,7 @@ from ._validation import (
     guard_overflow,
     require_finite,
 )
-from .metrics import kernel_distance, kernel_distance_from_changes, layer_alignment
+from ..metrics import kernel_distance, kernel_distance_from_changes, layer_alignment
 
 __all__ = [
     "SCALINGS",
