@@ -30,10 +30,10 @@ from functools import cached_property
 
 import numpy as np
 
-from . import single_neuron
-from ._descent import run_descent
-from ._riccati import DecayingForm, MatrixRiccati, _March, unstable_margins
-from ._validation import (
+from .. import single_neuron
+from .._descent import run_descent
+from .._riccati import DecayingForm, MatrixRiccati, _March, unstable_margins
+from .._validation import (
     as_array,
     as_finite_scalar,
     as_positive,
@@ -43,7 +43,7 @@ from ._validation import (
     guard_overflow,
     require_finite,
 )
-from .metrics import kernel_distance_from_changes
+from ..metrics import kernel_distance_from_changes
 
 __all__ = [
     "HIERARCHY_FEATURES",

@@ -25,8 +25,8 @@ import numpy as np
 import scipy.linalg
 import scipy.optimize
 
-from ._descent import run_descent
-from ._validation import (
+from .._descent import run_descent
+from .._validation import (
     as_array,
     as_finite_scalar,
     as_positive,
@@ -36,7 +36,7 @@ from ._validation import (
     guard_overflow,
     require_finite,
 )
-from .metrics import kernel_target_alignment
+from ..metrics import kernel_target_alignment
 
 __all__ = [
     "FeatureEvolutionTrajectory",
