@@ -2,7 +2,8 @@
 and a whole τ × δ map (:func:`portrait`): computed once here, for one δ or an array of them.
 
 In ``q = [√η_a w; √η_w a]`` the flow's matrix is ``F = [[−δ/2·I, kβ*], [kβ*ᵀ, δ/2]]``,
-``k = √(η_aη_w)`` (docs/theory.md (1.8)–(1.10)). F acts as the 2×2 block ``[[−δ/2, k‖β*‖], [k‖β*‖, δ/2]]`` on span{β̂*, e_a}, with eigenvalues ±ω,
+``k = √(η_aη_w)`` (docs/theory.md (1.8)–(1.10)). F acts as the 2×2 block
+``[[−δ/2, k‖β*‖], [k‖β*‖, δ/2]]`` on span{β̂*, e_a}, with eigenvalues ±ω,
 ``ω = ½√(δ² + 4η_aη_w‖β*‖²)``, and as −δ/2 on the rest.
 """
 
