@@ -277,18 +277,7 @@ def frames(controls: Controls, run: Run) -> Frames:
     return found
 
 
-CURVES = (
-    "t",
-    "steps",
-    "loss",
-    "test_loss",
-    "kernel_distance",
-    "alignment",
-    "kernel_norm",
-    "zeta",
-    "activation_distance",
-    "parameter_distance",
-)
+CURVES = ("t", "steps", *nw.RECORDED)
 
 
 def _present(table: dict) -> dict:
