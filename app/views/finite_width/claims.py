@@ -140,13 +140,13 @@ def _weight_power_laws(controls: Any, result: Map) -> Evidence:
 FIG_4_RANDOM = Claim(
     "The first layer's change ‖W − W₀‖/‖W₀‖ vanishes like d^−δ in the kernel pairs and stays O(1) "
     "in the feature-learning pairs, but from a random start this exact model's δ are about ½, ½, "
-    "3/2 for NTK⁻, Xavier⁻, Kaiming⁻ — not App. B.4's ½, 1, 2 (measured 0.47, 1.08, 1.93).",
+    "3/2 for NTK⁻, Xavier⁻, Kaiming⁻ — not appendix B.4's ½, 1, 2 (measured 0.47, 1.08, 1.93).",
     _weight_power_laws,
 )
 FIG_4_ZERO = Claim(
-    "With a zero initial output the exact δ become about ½, 1, 3/2: NTK⁻ and Xavier⁻ follow App. "
-    "B.4, while Kaiming⁻ keeps the first-order term of their eq. 49 (∝ σ_u/σ_w) that B.4 drops, "
-    "so it falls like d^−3/2, not d^−2.",
+    "With a zero initial output the exact δ become about ½, 1, 3/2: NTK⁻ and Xavier⁻ follow "
+    "appendix B.4, while Kaiming⁻ keeps the first-order term of their equation 49 (∝ σ_u/σ_w) "
+    "that B.4 drops, so it falls like d^−3/2, not d^−2.",
     _weight_power_laws,
 )
 FIG_4_PAPER = (
