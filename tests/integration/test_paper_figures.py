@@ -12,7 +12,7 @@ import pytest
 from app import create_app
 from app import paper_figures as pf
 from app.config import Settings
-from app.views import VIEWS
+from app.views import BY_KEY, VIEWS
 from solvers import lambda_balanced as lb
 from solvers import single_neuron as sn
 from tests.dash_client import payload
@@ -129,7 +129,7 @@ def test_the_page_routes_with_every_card_and_the_navigation(client, dependencies
     nav = [n["props"] for n in _nodes(page) if "nav-link" in str(n["props"].get("className"))]
     assert any(n.get("href") == pf.PATH and "active" in n["className"] for n in nav)
     # and every other page links to it
-    other = _route(client, dependencies, VIEWS[0].path)
+    other = _route(client, dependencies, BY_KEY["single-neuron"].path)
     assert any(n["props"].get("href") == pf.PATH for n in _nodes(other))
 
 
