@@ -21,6 +21,7 @@ for that σ (:func:`scenario` with the same seed).
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, fields
@@ -64,6 +65,10 @@ SWEEP_BASE_WIDTH = 100
 SWEEP_KAPPA = 10.0
 #: most values of one sweep
 MAX_SWEEP_VALUES = 32
+#: most weights of the networks one training call holds (8 MB; a call copies them a few times)
+CALL_WEIGHTS = 2**20
+#: most hidden values of one forward pass over a block of networks (16 MB)
+FORWARD_BLOCK = 2**21
 #: the weight stream of a seed (the views' convention, :data:`WEIGHT_STREAM` of scenarios)
 _WEIGHTS = 1
 
@@ -152,12 +157,24 @@ def sigma_rates(sigmas, depth: int, lr: float) -> np.ndarray:
 # -- measuring a training run ---------------------------------------------------------------------
 
 
-def _accuracy(outputs: np.ndarray, targets: np.ndarray) -> np.ndarray:
-    """Share of points classified right: the largest output for one-hot targets, the output's
-    sign for ±1 targets."""
-    if targets.shape[-1] == 1:
-        return np.mean(np.sign(outputs[..., 0]) == np.sign(targets[:, 0]), axis=-1)
-    return np.mean(np.argmax(outputs, axis=-1) == np.argmax(targets, axis=-1), axis=-1)
+def _accuracy(net: Network, X: np.ndarray, targets: np.ndarray) -> np.ndarray:
+    """Share of points each network of a (one-axis) batch classifies right: the largest output
+    for one-hot targets, the output's sign for ±1 targets — a block of networks at a time, so
+    that no more than :data:`FORWARD_BLOCK` hidden values live at once."""
+    cells = net.weights[0].shape[0]
+    block = max(1, FORWARD_BLOCK // (X.shape[0] * max(net.widths)))
+    gamma = np.broadcast_to(np.asarray(net.gamma, dtype=float), (cells,))
+    found = []
+    for start in range(0, cells, block):
+        part = slice(start, start + block)
+        weights = tuple(W[part] for W in net.weights)
+        outputs = forward(Network(weights, net.activation, gamma[part]), X)
+        if targets.shape[-1] == 1:
+            right = np.sign(outputs[..., 0]) == np.sign(targets[:, 0])
+        else:
+            right = np.argmax(outputs, axis=-1) == np.argmax(targets, axis=-1)
+        found.append(np.mean(right, axis=-1))
+    return np.concatenate(found)
 
 
 @dataclass(frozen=True)
@@ -210,14 +227,12 @@ def _trained(net: Network, lr: np.ndarray, data: _Data, steps: int, heard) -> _E
     )
     first, moved = net.weights[0], run.final.weights[0]
     change = np.sqrt(np.sum((moved - first) ** 2, axis=(-2, -1)) / np.sum(first**2, axis=(-2, -1)))
-    tested = (
-        None if data.X_test is None else _accuracy(forward(run.final, data.X_test), data.y_test)
-    )
+    tested = None if data.X_test is None else _accuracy(run.final, data.X_test, data.y_test)
     return _Ends(
         run.loss[..., 0],
         run.loss[..., -1],
         None if run.test_loss is None else run.test_loss[..., -1],
-        _accuracy(forward(run.final, data.X), data.y),
+        _accuracy(run.final, data.X, data.y),
         tested,
         change,
         run.zeta[..., 0, :],
@@ -226,13 +241,19 @@ def _trained(net: Network, lr: np.ndarray, data: _Data, steps: int, heard) -> _E
     )
 
 
-def _joined(parts: list[_Ends], axis: int) -> dict:
-    """The ends of the calls stacked along ``axis``: 1 for one call per value (a batch of
-    rows each), 0 for a single call whose batch holds the values (one row)."""
+def _joined(parts: list[_Ends], per_value: bool) -> dict:
+    """The ends of the calls side by side: stacked on a new value axis after the rows (one
+    call per value, a network per row), or joined along the values and given one row (calls
+    over blocks of values)."""
     joined = {}
     for field in fields(_Ends):
         values = [getattr(part, field.name) for part in parts]
-        joined[field.name] = None if values[0] is None else np.stack(values, axis=axis)
+        if values[0] is None:
+            joined[field.name] = None
+        else:
+            joined[field.name] = (
+                np.stack(values, axis=1) if per_value else np.concatenate(values)[None]
+            )
     return joined
 
 
@@ -283,25 +304,44 @@ def _two_layer(settings: list[Setting], G1: np.ndarray, G2: np.ndarray):
     return Network((first, second), "relu", gamma), np.array([s.lr for s in settings])
 
 
-def _sweep(kind, values, rows, steps, built, data, progress) -> Sweep:
-    """Train each (networks, step sizes) of ``built`` — one call per value with a network per
-    row, or a single call with a network per value — and gather the ends; ``progress`` hears
-    the share of the work done (calls weighed by their first layers' sizes)."""
-    shares = np.array([float(np.size(net.weights[0])) for net, _ in built])
+@dataclass(frozen=True)
+class _Call:
+    """One training call of a sweep, built only when it runs (so that one call's networks
+    live at a time): ``build() → (networks, step sizes)``; ``size``: its parameters."""
+
+    build: Callable[[], tuple[Network, np.ndarray]]
+    size: float
+
+
+def _blocks(count: int, parameters: int) -> list[slice]:
+    """Consecutive blocks of ``count`` networks of ``parameters`` weights each, at most
+    :data:`CALL_WEIGHTS` weights a block (a call copies its weights a few times)."""
+    per_call = max(1, CALL_WEIGHTS // max(parameters, 1))
+    return [slice(start, min(start + per_call, count)) for start in range(0, count, per_call)]
+
+
+def _sweep(kind, values, rows, steps, calls: list[_Call], data, progress, per_value) -> Sweep:
+    """Run each call and gather the ends (see :func:`_joined` for ``per_value``); ``progress``
+    hears the share of the work done, the calls weighed by their sizes."""
+    shares = np.array([call.size for call in calls], dtype=float)
     shares = shares / shares.sum()
-    axis = 1 if len(built) > 1 or len(rows) > 1 else 0
-    parts, done = [], 0.0
-    for (net, rate), share in zip(built, shares, strict=True):
+    parts, rates, gammas, done = [], [], [], 0.0
+    for call, share in zip(calls, shares, strict=True):
 
         def heard(k: int, done=done, share=share) -> None:
             if progress is not None:
                 progress(min(1.0, done + share * k / steps))
 
+        net, rate = call.build()
         parts.append(_trained(net, rate, data, steps, heard))
+        rates.append(rate)
+        gammas.append(np.broadcast_to(np.asarray(net.gamma, dtype=float), rate.shape))
         done += share
-    rates = np.stack([rate for _, rate in built], axis=axis)
-    gammas = np.stack([np.broadcast_to(net.gamma, rate.shape) for net, rate in built], axis=axis)
-    return Sweep(kind, values, rows, steps, rates, gammas, **_joined(parts, axis))
+    if per_value:
+        rates, gammas = np.stack(rates, axis=1), np.stack(gammas, axis=1)
+    else:
+        rates, gammas = np.concatenate(rates)[None], np.concatenate(gammas)[None]
+    return Sweep(kind, values, rows, steps, rates, gammas, **_joined(parts, per_value))
 
 
 # -- the three sweeps ------------------------------------------------------------------------------
@@ -328,12 +368,22 @@ def sweep_widths(
     """
     widths = [positive_count("widths", w, MAX_WIDTH) for w in _values("widths", widths)]
     data, steps, lr = _Data.of(X, y, X_test, y_test), _steps(steps), _rate("lr", lr)
-    built = []
-    for width in widths:
-        G1, G2 = _draw(seed, width, data.X.shape[1], data.y.shape[1], zero_output)
-        built.append(_two_layer([width_setting(s, r, width, lr) for s, r in SWEEP_ROWS], G1, G2))
+    d_in, d_out = data.X.shape[1], data.y.shape[1]
+
+    def networks(width: int) -> _Call:
+        def build():
+            G1, G2 = _draw(seed, width, d_in, d_out, zero_output)
+            return _two_layer([width_setting(s, r, width, lr) for s, r in SWEEP_ROWS], G1, G2)
+
+        return _Call(build, float(width * (d_in + d_out)))
+
+    _rng(seed)  # a bad seed says so before anything trains
+    calls = [networks(width) for width in widths]
+    if zero_output and any(width % 2 for width in widths):
+        raise ValueError(f"a zero-output start pairs the units: widths must be even; got {widths}.")
     rows = tuple(f"{s}{'⁻' if r == 'kernel' else '⁺'}" for s, r in SWEEP_ROWS)
-    return _sweep("widths", np.array(widths, dtype=float), rows, steps, built, data, progress)
+    values = np.array(widths, dtype=float)
+    return _sweep("widths", values, rows, steps, calls, data, progress, per_value=True)
 
 
 def sweep_scale(
@@ -359,8 +409,12 @@ def sweep_scale(
     data, steps, lr = _Data.of(X, y, X_test, y_test), _steps(steps), _rate("lr", lr)
     kappa = _rate("kappa", kappa)
     G1, G2 = _draw(seed, width, data.X.shape[1], data.y.shape[1], False)
-    built = _two_layer([scale_setting(c, width, lr, kappa) for c in exponents], G1, G2)
-    return _sweep("scale", exponents, ("",), steps, [built], data, progress)
+    settings = [scale_setting(c, width, lr, kappa) for c in exponents]
+    calls = [
+        _Call(lambda part=part: _two_layer(settings[part], G1, G2), part.stop - part.start)
+        for part in _blocks(len(settings), G1.size + G2.size)
+    ]
+    return _sweep("scale", exponents, ("",), steps, calls, data, progress, per_value=False)
 
 
 def sweep_sigma(
@@ -386,9 +440,19 @@ def sweep_sigma(
     width = positive_count("width", width, MAX_WIDTH)
     data, steps, lr = _Data.of(X, y, X_test, y_test), _steps(steps), _rate("lr", lr)
     widths = [data.X.shape[1], *([width] * (depth - 1)), data.y.shape[1]]
-    net = gaussian_init(widths, sigma=sigmas[:, None], seed=_rng(seed))
-    rates = sigma_rates(sigmas, depth, lr)
-    return _sweep("sigma", sigmas, ("",), steps, [(net, rates)], data, progress)
+    _rng(seed)  # a bad seed says so before anything trains
+
+    def networks(part: slice) -> tuple[Network, np.ndarray]:
+        # every block draws from the seed afresh: the same base draw for every σ
+        net = gaussian_init(widths, sigma=sigmas[part, None], seed=_rng(seed))
+        return net, sigma_rates(sigmas[part], depth, lr)
+
+    parameters = sum(a * b for a, b in itertools.pairwise(widths))
+    calls = [
+        _Call(lambda part=part: networks(part), part.stop - part.start)
+        for part in _blocks(sigmas.size, parameters)
+    ]
+    return _sweep("sigma", sigmas, ("",), steps, calls, data, progress, per_value=False)
 
 
 def _steps(steps) -> int:

@@ -168,3 +168,23 @@ def test_bad_requests_say_what_to_change(digits, call, message):
     X, y, _, _ = digits
     with pytest.raises(ValueError, match=message):
         call(X, y)
+
+
+def test_results_are_the_same_a_network_at_a_time(digits, monkeypatch):
+    from solvers.networks import _sweeps
+
+    X, y, X_test, y_test = digits
+    together = nw.sweep_scale(X, y, [-1.0, 0.0, 1.0], width=12, lr=0.1, steps=15, X_test=X_test,
+                              y_test=y_test)  # fmt: skip
+    deep = nw.sweep_sigma(X, y, [0.5, 1.0, 2.0], depth=3, width=8, lr=0.3, steps=15, seed=6)
+    monkeypatch.setattr(_sweeps, "FORWARD_BLOCK", 1)
+    monkeypatch.setattr(_sweeps, "CALL_WEIGHTS", 1)  # one network per training call
+    apart = nw.sweep_scale(X, y, [-1.0, 0.0, 1.0], width=12, lr=0.1, steps=15, X_test=X_test,
+                           y_test=y_test)  # fmt: skip
+    np.testing.assert_array_equal(together.test_accuracy, apart.test_accuracy)
+    np.testing.assert_array_equal(together.train_accuracy, apart.train_accuracy)
+    np.testing.assert_allclose(together.weight_change, apart.weight_change, rtol=1e-12)
+    split = nw.sweep_sigma(X, y, [0.5, 1.0, 2.0], depth=3, width=8, lr=0.3, steps=15, seed=6)
+    np.testing.assert_allclose(deep.final_alignment, split.final_alignment, rtol=1e-12)
+    np.testing.assert_allclose(deep.loss, split.loss, rtol=1e-12)
+    assert split.lr.shape == split.gamma.shape == (1, 3)
