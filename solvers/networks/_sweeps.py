@@ -398,17 +398,19 @@ def sweep_scale(
     y_test: np.ndarray | None = None,
     seed: int = 0,
     kappa: float = SWEEP_KAPPA,
+    zero_output: bool = False,
     progress: Progress | None = None,
 ) -> Sweep:
     """Xu & Ziyin's Fig. 5 with a two-layer ReLU network of fixed ``width``: one network per
-    exponent c (:func:`scale_setting`), all on the seed's one draw, trained together for
-    ``steps`` steps of ``lr``. The paper: c > 0 (kernel phase) moves the weights little and
-    generalises worse than c ≤ 0 (feature learning)."""
+    exponent c (:func:`scale_setting`), all on the seed's one draw (``zero_output``: paired
+    units, f ≡ 0 at the start), trained together for ``steps`` steps of ``lr``. The paper:
+    c > 0 (kernel phase) moves the weights little and generalises worse than c ≤ 0 (feature
+    learning)."""
     exponents = _values("exponents", exponents)
     width = positive_count("width", width, MAX_WIDTH)
     data, steps, lr = _Data.of(X, y, X_test, y_test), _steps(steps), _rate("lr", lr)
     kappa = _rate("kappa", kappa)
-    G1, G2 = _draw(seed, width, data.X.shape[1], data.y.shape[1], False)
+    G1, G2 = _draw(seed, width, data.X.shape[1], data.y.shape[1], zero_output)
     settings = [scale_setting(c, width, lr, kappa) for c in exponents]
     calls = [
         _Call(lambda part=part: _two_layer(settings[part], G1, G2), part.stop - part.start)

@@ -98,6 +98,8 @@ def test_every_pair_is_its_base_scheme_at_the_base_width_and_a_zero_start_is_zer
     assert zero.initial_loss == pytest.approx(np.full((6, 2), 0.5 * np.mean(np.sum(y**2, 1))))
     with pytest.raises(ValueError, match="even"):
         nw.sweep_widths(X, y, [41], lr=0.05, steps=5, zero_output=True)
+    scaled = nw.sweep_scale(X, y, [-1.0, 2.0], width=10, lr=0.1, steps=3, zero_output=True)
+    assert scaled.initial_loss == pytest.approx(np.full((1, 2), 0.5 * np.mean(np.sum(y**2, 1))))
 
 
 def test_a_sigma_sweep_network_is_the_network_views_scenario(digits):
