@@ -311,10 +311,14 @@ def _clicking(controls: Controls, result: Map) -> str:
         if largest > MAX_OPEN_WIDTH
         else "."
     )
+    sweep = (
+        "sweep points do not open (their zero-output start is not one the trajectory view draws)."
+        if controls.sweep_zero_output
+        else "a click on a sweep point opens that width" + beyond
+    )
     return (
         f"A click on the map opens that network at κ = {kappa} "
-        f"(width {width_at(controls.scheme, kappa)}); a click on a sweep point opens that "
-        "width" + beyond
+        f"(width {width_at(controls.scheme, kappa)}); " + sweep
     )
 
 

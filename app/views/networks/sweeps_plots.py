@@ -53,8 +53,14 @@ def _figure(controls: Controls, data: list[dict], y_title: str, log_y: bool = Fa
         height=360,
         hovermode="closest",
     )
+    layout = figure["layout"]
+    # numbers as they are (0.3, not plotly's "3" between the decades' labels)
+    if log_x:
+        layout["xaxis"] |= fig.log_ticks(np.concatenate([trace["x"] for trace in data]))
+    if log_y:
+        layout["yaxis"] |= fig.log_ticks(np.concatenate([trace["y"] for trace in data]))
     if controls.sweep == "scale":  # Theorem 2: kernel phase for c > 0
-        figure["layout"]["shapes"] = [
+        layout["shapes"] = [
             {
                 "type": "line",
                 "x0": 0,

@@ -313,6 +313,7 @@ def test_a_zero_output_sweep_starts_at_zero_and_its_points_do_not_open():
     point = {"x": d, "y": 0.5, "curveNumber": 0, "pointNumber": 4}
     assert target("weights", point, chosen, {}) is None
     assert any("do not open" in m for m in VIEW.notes(chosen, result))
+    assert "sweep points do not open" in dict(VIEW.facts(chosen, result))["clicking"]
 
 
 def test_widths_beyond_the_trajectory_view_do_not_open():
