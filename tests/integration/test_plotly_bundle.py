@@ -13,7 +13,7 @@ from app.views import VIEWS
 from tests.e2e.test_browser import light_controls
 
 ROOT = Path(__file__).resolve().parents[2]
-BUNDLE = ROOT / "scripts" / "plotly-bundle"
+BUNDLE = ROOT / "docs" / "tools" / "plotly-bundle"
 SCRIPT = ROOT / "assets" / "plotly" / "plotly-lazy-rich.min.js"
 
 
