@@ -178,7 +178,7 @@
     clearTimeout(gate.timer);
     gate.timer = setTimeout(function () { busy(gate.key, true); }, BUSY_MS);
     return {seq: gate.seq, frame: frame, theme: theme(gate.key), drawn: gate.drawn,
-            hidden: hidden(gate), stale: gate.stale};
+            hidden: hidden(gate), stale: gate.stale, left_out: leftOut(gate)};
   }
 
   /* The server's answer to the request in flight: the values it answered for, what the page
@@ -1045,7 +1045,8 @@
     if (choices.plots.all || !choices.plots.on.length) { return title; }
     var names = choices.plots.on.map(function (graph) {
       var input = dialog.querySelector("[data-flag=plots] input[value='" + graph + "']");
-      return input && input.parentNode ? input.parentNode.textContent.trim() : graph;
+      var label = input ? input.closest("label") : null;
+      return label ? label.textContent.trim() : graph;
     });
     return title + " — " + names.join(", ");
   }

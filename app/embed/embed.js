@@ -55,8 +55,10 @@
   window.addEventListener("message", function (event) {
     var data = event.data, frame = frameOf(event.source);
     if (event.origin !== APP || !frame || !data || typeof data.type !== "string") { return; }
-    if (data.type === PREFIX + "height") {
-      frame.style.height = Math.max(50, Math.min(20000, Math.ceil(Number(data.height) || 0))) + "px";
+    if (data.type === PREFIX + "height") {  // the content's height, and the frame's borders
+      var content = Math.max(50, Math.min(20000, Math.ceil(Number(data.height) || 0)));
+      var box = frame.getBoundingClientRect().height - frame.clientHeight;
+      frame.style.height = content + (getComputedStyle(frame).boxSizing === "border-box" ? box : 0) + "px";
     } else if (data.type === PREFIX + "state" || data.type === PREFIX + "error") {
       if (data.type === PREFIX + "state" && data.values) { show(frame, data); }
       frame.dispatchEvent(new CustomEvent(data.type, {detail: data}));

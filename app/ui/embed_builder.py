@@ -82,7 +82,9 @@ def _output(key: str) -> html.Div:
             html.Label("The embed's link", htmlFor=f"embed-link-{key}"),
             html.Div(
                 [
-                    dcc.Input(id=f"embed-link-{key}", readOnly=True, className="builder-link"),
+                    html.Textarea(
+                        id=f"embed-link-{key}", readOnly=True, rows=2, className="builder-link"
+                    ),
                     html.Button(
                         "Copy link",
                         type="button",
@@ -132,13 +134,21 @@ def builder(view: Any) -> html.Dialog:
                 [
                     _form(view),
                     html.Div(
-                        html.Iframe(title="Preview of the embed", className="builder-frame"),
-                        className="builder-preview",
+                        [
+                            _output(key),
+                            html.H3("Preview", className="builder-preview-title"),
+                            html.Div(
+                                html.Iframe(
+                                    title="Preview of the embed", className="builder-frame"
+                                ),
+                                className="builder-preview",
+                            ),
+                        ],
+                        className="builder-result",
                     ),
                 ],
                 className="builder-body",
             ),
-            _output(key),
         ],
         id=f"embed-builder-{key}",
         className="embed-builder",
