@@ -1,0 +1,101 @@
+"""The lessons (app/embed/lessons.py): every figure's link opens its view without a message,
+every button and prompt sets values its figure's controls take, and what the text says of the
+figures holds on their own computed results — a lesson whose numbers stop showing what it says
+fails here instead of teaching the wrong thing."""
+
+from __future__ import annotations
+
+import html
+import json
+from dataclasses import asdict
+from html.parser import HTMLParser
+from urllib.parse import urlsplit
+
+import numpy as np
+import pytest
+
+from app.cache import ResultCache
+from app.core.claims import crossing_time, value_at
+from app.embed import lessons
+from app.views import VIEWS
+
+BY_PATH = {view.path: view for view in VIEWS}
+
+
+class _Parts(HTMLParser):
+    """A lesson's frames (id → src) and its drivers (frame id, values set)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.frames: dict[str, str] = {}
+        self.drivers: list[tuple[str, dict]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        found = dict(attrs)
+        if tag == "iframe":
+            self.frames[found["id"]] = found["src"]
+        if "data-lazy-rich-set" in found:
+            self.drivers.append(
+                (found["data-lazy-rich-frame"], json.loads(found["data-lazy-rich-set"]))
+            )
+
+
+def _parts(lesson: lessons.Lesson) -> _Parts:
+    parts = _Parts()
+    parts.feed(lessons.page(lesson.slug, ""))
+    return parts
+
+
+def _view(src: str):
+    address = urlsplit(html.unescape(src))
+    return BY_PATH[address.path], address.query
+
+
+@pytest.fixture(scope="module")
+def cache() -> ResultCache:
+    return ResultCache.in_memory()
+
+
+@pytest.mark.parametrize("lesson", lessons.LESSONS, ids=lambda lesson: lesson.slug)
+def test_every_figure_opens_and_every_button_sets_what_its_figure_takes(lesson):
+    parts = _parts(lesson)
+    assert parts.frames and parts.drivers
+    for ident, src in parts.frames.items():
+        view, query = _view(src)
+        state = view.parse_link("?" + query)
+        assert not state.messages, (ident, state.messages)
+        assert "embed=1" in query
+    for ident, values in parts.drivers:
+        view, query = _view(parts.frames[ident])
+        start = view.parse_link("?" + query).controls
+        moved = view.spec.with_overrides({**asdict(start), **values})  # a bad value raises
+        assert set(values) <= set(view.spec.names)
+        assert [getattr(moved, name) for name in values] == list(values.values())
+
+
+def _regime(cache: ResultCache, delta: float):
+    view, query = _view(_parts(lessons.BY_SLUG["balance-decides-lazy-or-rich"]).frames["regimes"])
+    start = view.parse_link("?" + query).controls
+    controls = view.spec.with_overrides({**asdict(start), "delta": delta})
+    return view.results(cache, controls).result.exact
+
+
+def test_the_regimes_lesson_says_what_its_figure_shows(cache):
+    """The three regimes' numbers in the text of balance-decides-lazy-or-rich.html."""
+    up, balanced, down = (_regime(cache, delta) for delta in (5.0, 0.0, -5.0))
+    assert np.max(up.kernel_distance) < 0.01  # "S never rises above 0.01"
+    assert value_at(balanced.t, balanced.kernel_distance, 1.0) > 0.1  # "above 0.1 by t = 1"
+    assert np.min(down.mu[down.t <= 5.0]) < 0.1  # "μ below 0.1 by t = 5"
+    assert value_at(down.t, down.kernel_distance, 5.0) < 0.02  # "S stays below 0.02"
+    assert crossing_time(down.t, down.kernel_distance, 0.5) > 10  # "crosses 0.5 after t = 10"
+    assert down.kernel_distance[-1] > 0.8  # "ends above 0.8"
+
+
+def test_the_paths_lesson_says_what_its_figure_shows(cache):
+    """The β paths' figure is a paper card's set-up: the text repeats its checked claim."""
+    view, query = _view(_parts(lessons.BY_SLUG["balance-decides-lazy-or-rich"]).frames["paths"])
+    state = view.parse_link("?" + query)
+    preset = next(p for p in view.presets if p.slug == "fig-4a-beta-paths-for-several-delta")
+    assert preset.claim is not None
+    evidence = preset.claim.evaluate(state.controls, view.results(cache, state.controls).result)
+    assert evidence.holds, evidence.found
