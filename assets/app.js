@@ -197,6 +197,7 @@
     watch(gate);  // plots drawn since the last look
     if (staleInView(gate)) { gate.force = true; gate.moved = true; }
     if (gate.moved) { wake(key); }
+    obeyWaiting();  // a course page's messages that came before the view was ready
   }
 
   /* A background job finished: ask again (the answer now comes from the result cache). */
@@ -798,6 +799,7 @@
       outOfTabOrder(document);
       showCurrentLink(document);
       Object.keys(gates).forEach(function (key) { watch(gates[key]); });  // new plots
+      obeyWaiting();
     });
   }).observe(document.documentElement, {
     subtree: true, childList: true, attributes: true, attributeFilter: ["aria-valuenow", "tabindex"]
@@ -893,8 +895,11 @@
   }
 
   function controlOf(key, name) {
-    var node = document.getElementById(key + "-" + name);
-    return node ? node.closest(".control[data-field]") : null;
+    var root = document.getElementById(key + "-view");
+    var controls = root ? root.querySelectorAll(".control[data-control]") : [];
+    return Array.prototype.find.call(controls, function (control) {
+      return control.getAttribute("data-control") === name;
+    }) || null;
   }
 
   function stateOf(key, search) {
@@ -965,9 +970,25 @@
     if (button && running !== on) { button.click(); }
   }
 
+  /* Messages that come before the view is ready (a lesson's button pressed while its figure
+   * loads) wait for its first answer, in order, instead of being lost. */
+  var waiting = [];
+
+  function ready(key) { return Boolean(key && gates[key] && gates[key].answered !== null); }
+
+  function obeyWaiting() {
+    if (!waiting.length || !ready(currentView())) { return; }
+    var due = waiting;
+    waiting = [];
+    due.forEach(obey);
+  }
+
   function obey(data) {
     var key = currentView();
-    if (!key) { return; }
+    if (!ready(key)) {
+      if (waiting.length < 20) { waiting.push(data); }
+      return;
+    }
     if (data.type === PREFIX + "set") { setValues(key, data.values, data.preset); }
     if (data.type === PREFIX + "play") { playing(key, true); }
     if (data.type === PREFIX + "pause") { playing(key, false); }

@@ -166,8 +166,9 @@ def control(view: str, spec: Field, value: Any, *, readonly: bool = False) -> ht
             )
         ]
     attributes = {"data-label": label_id} if spec.kind != "bool" else {}
-    # what a course page's message may set it to (assets/app.js: a value of the right type)
-    attributes["data-field"] = spec.kind
+    # what a course page's message may set it to (assets/app.js: a value of the right type),
+    # found by name even before the slider's own code has loaded and drawn it
+    attributes |= {"data-field": spec.kind, "data-control": spec.name}
     if spec.kind == "choice":
         attributes |= {"role": "radiogroup", "aria-labelledby": label_id}
         attributes["data-choices"] = json.dumps(list(spec.choices))

@@ -272,6 +272,23 @@ def test_the_course_page_drives_the_figure_and_a_third_origin_cannot(sites, desk
     assert frame.locator(f"#{KEY}-play").text_content().strip() == "▶ Play"
 
 
+def test_a_message_sent_while_the_frame_loads_waits_for_the_view(sites, desktop):
+    """A reader presses a lesson's button before its figure has drawn: the frame's page has
+    loaded (its load event) but the view is not on it yet; the value is set when it is."""
+    course, _, app = sites
+    tag = frame_tag(app + COMPACT).replace(
+        "<iframe ", '<iframe onload="LazyRich.set(this, {delta: -2})" '
+    )
+    desktop.goto(course_page(course, app, tag))
+    frame = frame_of(desktop)
+    frame.wait_for_function(
+        "document.querySelector('#single-neuron-delta [role=slider]')"
+        "?.getAttribute('aria-valuenow') === '-2'",  # the view may not be there yet
+        timeout=WAIT_MS,
+    )
+    frame.wait_for_function("location.search.includes('delta=-2')", timeout=WAIT_MS)
+
+
 def test_a_value_a_control_cannot_take_is_refused_and_said(sites, desktop):
     course, _, app = sites
     desktop.goto(course_page(course, app, frame_tag(app + COMPACT)))
@@ -336,6 +353,8 @@ def test_a_lesson_in_a_course_page_sizes_itself_and_its_buttons_move_its_figures
     assert figure.evaluate(SHOWN)["controls"] == [f"{KEY}-delta"]
     # a prompt: predict, then look — opening it sets δ = −5
     page.get_by_text("Look: δ = −5").click()
+    # the prompt opened (else a failure below is the click's, not the message's)
+    page.wait_for_function("document.querySelector('details[data-lazy-rich-set]').open")
     figure.wait_for_function(
         "document.querySelector('#single-neuron-delta [role=slider]')"
         ".getAttribute('aria-valuenow') === '-5'",
