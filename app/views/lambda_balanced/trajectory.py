@@ -22,6 +22,7 @@ from ...core.presets import Preset
 from ...core.state import choice, integer, number, switch
 from ...core.view import View
 from ...ui.figures import plot_times
+from . import claims
 from . import trajectory_plots as plots
 
 #: hard caps that keep one request cheap whatever it asks for
@@ -124,6 +125,9 @@ PRESETS = (
         FUNNEL | {"lam": 10.0, "horizon": 3.0, "lr": 0.01},
         figure="Fig. 5",
         panel="kernel",
+        claim=claims.LAZY_FUNNEL,
+        differs=claims.FIG_5_DIFFERS,
+        paper_setting=claims.FIG_5_PAPER,
     ),
     Preset(
         "fig-5-funnel-lambda-minus-10-delayed-rich",
@@ -132,6 +136,9 @@ PRESETS = (
         FUNNEL | {"lam": -10.0, "horizon": 300.0, "log_time": True, "descent": False},
         figure="Fig. 5",
         panel="kernel",
+        claim=claims.DELAYED_FUNNEL,
+        differs=claims.FIG_5_DIFFERS,
+        paper_setting=claims.FIG_5_PAPER,
     ),
     Preset(
         "fig-5-inverted-funnel-lambda-plus-10-delayed-rich",
@@ -140,6 +147,9 @@ PRESETS = (
         INVERTED | {"lam": 10.0, "horizon": 300.0, "log_time": True, "descent": False},
         figure="Fig. 5",
         panel="kernel",
+        claim=claims.DELAYED_INVERTED,
+        differs=claims.FIG_5_DIFFERS,
+        paper_setting=claims.FIG_5_PAPER,
     ),
     Preset(
         "fig-5-inverted-funnel-lambda-minus-10-lazy",
@@ -148,6 +158,9 @@ PRESETS = (
         INVERTED | {"lam": -10.0, "horizon": 3.0, "lr": 0.01},
         figure="Fig. 5",
         panel="kernel",
+        claim=claims.LAZY_INVERTED,
+        differs=claims.FIG_5_DIFFERS,
+        paper_setting=claims.FIG_5_PAPER,
     ),
     Preset(
         "fig-4-semantic-hierarchy-lambda-0-rich",
@@ -156,6 +169,9 @@ PRESETS = (
         HIERARCHY | {"lam": 0.0, "scale": 0.01},
         figure="Fig. 4",
         panel="rsm_in",
+        claim=claims.RICH_HIERARCHY,
+        differs=claims.FIG_4_DIFFERS,
+        paper_setting=claims.FIG_4_PAPER,
     ),
     Preset(
         "fig-4-semantic-hierarchy-lambda-plus-10-tree-in-w-1-only",
@@ -164,6 +180,9 @@ PRESETS = (
         HIERARCHY | {"lam": 10.0, "scale": 0.1, "horizon": 5.0, "lr": 0.01},
         figure="Fig. 4",
         panel="rsm_in",
+        claim=claims.TREE_IN_FIRST_LAYER,
+        differs=claims.FIG_4_DIFFERS,
+        paper_setting=claims.FIG_4_PAPER,
     ),
     Preset(
         "fig-4-semantic-hierarchy-lambda-minus-10-tree-in-w-2-only",
@@ -172,6 +191,9 @@ PRESETS = (
         HIERARCHY | {"lam": -10.0, "scale": 0.1, "horizon": 5.0, "lr": 0.01},
         figure="Fig. 4",
         panel="rsm_out",
+        claim=claims.TREE_IN_READ_OUT,
+        differs=claims.FIG_4_DIFFERS,
+        paper_setting=claims.FIG_4_PAPER,
     ),
     Preset(
         "sigmoidal-singular-values-aligned-lambda-0",
