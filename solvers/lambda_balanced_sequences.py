@@ -43,6 +43,8 @@ __all__ = [
     "descent_sequence",
     "exact_sequence",
     "fine_tuning_task",
+    "loss_on",
+    "mode_strengths",
     "new_feature",
     "random_tasks",
     "rebalanced",
@@ -111,9 +113,7 @@ class TaskSequence:
     @cached_property
     def task_losses(self) -> np.ndarray:
         """(T, K) ``½‖Σₖ − W₂W₁‖²_F`` on every task k of the sequence, at every time."""
-        tasks = np.stack(self.tasks)
-        residual = self.function[:, None] - tasks[None]
-        return 0.5 * np.sum(residual * residual, axis=(2, 3))
+        return loss_on(self.function[:, None], np.stack(self.tasks)[None])
 
     @cached_property
     def kernel_distance(self) -> np.ndarray:
@@ -127,11 +127,25 @@ class TaskSequence:
         return np.array([phase.saddle_margin for phase in self.phases])
 
     def mode_strengths(self, task: int = 0, modes: int | None = None) -> np.ndarray:
-        """(T, r) ``uᵢᵀ W₂W₁ vᵢ`` for the singular vectors of task ``task``: how much of each of
-        its modes the network holds, with a sign (−σᵢ once a reversed mode is relearnt)."""
-        U, _, Vt = np.linalg.svd(self.tasks[task])
-        count = min(U.shape[1], Vt.shape[0]) if modes is None else modes
-        return np.einsum("ir,tij,rj->tr", U[:, :count], self.function, Vt[:count])
+        """(T, r) :func:`mode_strengths` along task ``task``'s singular vectors."""
+        return mode_strengths(self.function, self.tasks[task], modes)
+
+
+def mode_strengths(
+    function: np.ndarray, sigma_yx: np.ndarray, modes: int | None = None
+) -> np.ndarray:
+    """(T, r) ``uᵢᵀ W₂W₁ vᵢ`` for the top ``modes`` singular vectors of ``sigma_yx`` (all by
+    default): how much of each of the task's modes the network functions (T, dₒ, dᵢ) hold, with
+    a sign — +σᵢ once learnt, −σᵢ for a mode learnt the other way round (App. D.2)."""
+    U, values, Vt = np.linalg.svd(sigma_yx, full_matrices=False)
+    count = values.size if modes is None else min(int(modes), values.size)
+    return np.einsum("ir,tij,rj->tr", U[:, :count], function, Vt[:count])
+
+
+def loss_on(function: np.ndarray, sigma_yx: np.ndarray) -> np.ndarray:
+    """(T,) ``½‖Σyx − W₂W₁‖²_F`` of network functions (T, dₒ, dᵢ) on one task."""
+    residual = function - sigma_yx
+    return 0.5 * np.sum(residual * residual, axis=(-2, -1))
 
 
 def _generator(sigma_yx: np.ndarray, lam: float) -> np.ndarray:

@@ -416,6 +416,26 @@ def _lambda_balanced_expected(values, t):
     }
 
 
+def _lambda_balanced_sequences_expected(values, t):
+    """The first network of the side-by-side view's default (one random task, smallest λ)."""
+    assert values["experiment"] == "one task" and values["init"] == "random"
+    d = values["d_in"]
+    sigma_yx = lb.random_task(d, d, np.random.default_rng([values["seed"], 0]))
+    lam = min(values["lam_low"], values["lam_high"])
+    W1, W2 = lb.balanced_init(
+        d, d, d, lam, values["scale"], np.random.default_rng([values["seed"], 1])
+    )
+    path = lb.exact(W1, W2, sigma_yx, t)
+    U, _, Vt = np.linalg.svd(sigma_yx)
+    strengths = np.einsum("ir,tij,rj->tr", U, path.function, Vt)
+    return {
+        "loss": path.loss,
+        "first_task_loss": path.loss,
+        "kernel_distance": path.kernel_distance,
+        **{f"mode_strength_{k + 1}": strengths[:, k] for k in range(d)},
+    }
+
+
 def _kernel_alignment_expected(values, t):
     K0, y = fe.power_law_task(values["samples"], values["a"], values["b"], values["seed"])
     path = fe.exact(K0, y, t, eta=values["eta"], gamma=values["gamma"])
@@ -569,6 +589,7 @@ EXPECTED = {
     "single-neuron": _single_neuron_expected,
     "finite-width": _finite_width_expected,
     "lambda-balanced": _lambda_balanced_expected,
+    "lambda-balanced-sequences": _lambda_balanced_sequences_expected,
     "kernel-alignment": _kernel_alignment_expected,
     "networks": _networks_expected,
 }

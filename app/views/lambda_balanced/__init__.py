@@ -4,10 +4,11 @@ docs/theory.md §3."""
 
 from ...core.presets import Paper
 from .map import VIEW as MAP
+from .sequences import VIEW as SEQUENCES
 from .trajectory import VIEW as TRAJECTORY
 
 #: place of this model among the others (navigation order)
 ORDER = 3
-VIEWS = (TRAJECTORY, MAP)
+VIEWS = (TRAJECTORY, SEQUENCES, MAP)
 
 PAPER = Paper("Dominé et al.", "From lazy to rich", "λ-balanced two-layer linear networks")
