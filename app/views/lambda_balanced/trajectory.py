@@ -196,17 +196,38 @@ PRESETS = (
         paper_setting=claims.FIG_4_PAPER,
     ),
     Preset(
+        "fig-3a-exponential-singular-values-aligned-lambda-minus-10",
+        "Fig. 3A — exponential singular values (aligned, λ = −10)",
+        "Task-aligned with a large first layer: every mode rises exponentially and at once (lazy).",
+        ALIGNED | {"lam": -10.0, "horizon": 2.0, "lr": 0.01},
+        figure="Fig. 3A",
+        panel="singular",
+        claim=claims.FIG_3_LAZY,
+        differs=claims.FIG_3_DIFFERS,
+        paper_setting=claims.FIG_3_PAPER,
+    ),
+    Preset(
         "sigmoidal-singular-values-aligned-lambda-0",
         "Sigmoidal singular values (aligned, λ = 0)",
         "Task-aligned and small: each mode is "
         "learned in a sudden sigmoidal step, largest first (rich).",
         ALIGNED | {"lam": 0.0},
+        figure="Fig. 3B",
+        panel="singular",
+        claim=claims.FIG_3B,
+        differs=claims.FIG_3_DIFFERS,
+        paper_setting=claims.FIG_3_PAPER,
     ),
     Preset(
         "exponential-singular-values-aligned-lambda-10",
         "Exponential singular values (aligned, λ = 10)",
         "Task-aligned with a large λ: every mode rises exponentially and at once (lazy).",
         ALIGNED | {"lam": 10.0, "horizon": 2.0, "lr": 0.01},
+        figure="Fig. 3C",
+        panel="singular",
+        claim=claims.FIG_3_LAZY,
+        differs=claims.FIG_3_DIFFERS,
+        paper_setting=claims.FIG_3_PAPER,
     ),
 )
 
