@@ -575,9 +575,32 @@ def _networks_map_check(values, tables):
         )
 
 
+def _lambda_balanced_transfer_check(values, tables):
+    """Columns of the transfer map against the trajectory view's seeding convention: the
+    pre-training's W₁ᵀW₁ read out for the taught item (Dominé et al. eqs. 186–187)."""
+    ((name, table),) = tables.items()
+    assert name == f"new feature of the {values['item']}"
+    item = lb.HIERARCHY_ITEMS.index(values["item"])
+    for column in (0, len(table["lam"]) // 2, len(table["lam"]) - 1):
+        W1, W2 = lb.balanced_init(
+            8,
+            8,
+            8,
+            table["lam"][column],
+            values["scale"],
+            np.random.default_rng([values["seed"], 1]),
+        )
+        path = lb.exact(W1, W2, lb.hierarchical_task(), [0.0, values["horizon"]])
+        similarity = path.rsm_in[-1]
+        for k, other in enumerate(lb.HIERARCHY_ITEMS):
+            expected = similarity[item, k] / similarity[item, item]
+            assert table[other.replace(" ", "_")][column] == pytest.approx(expected, abs=1e-9)
+
+
 #: checks of a map's download against independent solver calls, for its default state
 MAP_CHECKS = {
     "lambda-balanced-map": _lambda_balanced_map_check,
+    "lambda-balanced-transfer": _lambda_balanced_transfer_check,
     "kernel-alignment-map": _kernel_alignment_map_check,
     "single-neuron-map": _single_neuron_map_check,
     "finite-width-map": _finite_width_map_check,

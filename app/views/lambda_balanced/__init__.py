@@ -6,9 +6,10 @@ from ...core.presets import Paper
 from .map import VIEW as MAP
 from .sequences import VIEW as SEQUENCES
 from .trajectory import VIEW as TRAJECTORY
+from .transfer import VIEW as TRANSFER
 
 #: place of this model among the others (navigation order)
 ORDER = 3
-VIEWS = (TRAJECTORY, SEQUENCES, MAP)
+VIEWS = (TRAJECTORY, SEQUENCES, MAP, TRANSFER)
 
 PAPER = Paper("Dominé et al.", "From lazy to rich", "λ-balanced two-layer linear networks")

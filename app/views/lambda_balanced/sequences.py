@@ -145,10 +145,12 @@ class Comparison:
     dims: tuple[int, int, int]
     #: the first task's singular values (the modes' targets)
     sigma: np.ndarray
-    #: times of the task switches drawn (after the start)
+    #: times of the task switches drawn (after the start; none for fine-tuning, whose curves
+    #: start at the switch)
     switches: np.ndarray
     curves: tuple[Curves, ...]
-    #: fine-tuning: the common pre-training run before re-balancing
+    #: fine-tuning: the common pre-training run before re-balancing (not drawn: its curves are
+    #: the one-task experiment's)
     pretraining: Curves | None = None
     #: every change to the settings asked for, in plain words
     changes: tuple[str, ...] = ()
@@ -160,14 +162,12 @@ def lambdas(controls: Controls) -> np.ndarray:
     return np.round(np.linspace(low, high, controls.count), 10) + 0.0
 
 
-def _curves(
-    run: seq.TaskSequence, lam: float, first_task: np.ndarray, offset: float, modes: int
-) -> Curves:
+def _curves(run: seq.TaskSequence, lam: float, first_task: np.ndarray, modes: int) -> Curves:
     """The drawn quantities of one exact run at relative scale ``lam`` (as asked for: the run's
     own λ carries rounding); ``first_task`` is the sequence's first Σyx."""
     return Curves(
         lam=float(lam),
-        t=run.t + offset,
+        t=run.t,
         loss=run.loss,
         first_loss=seq.loss_on(run.function, first_task),
         kernel_distance=run.kernel_distance,
@@ -271,16 +271,16 @@ def _descent_every(controls: Controls, durations: tuple[float, ...]) -> int | No
 
 
 def _network(
-    controls: Controls, lam: float, start, tasks, durations, first_task, offset: float = 0.0
+    controls: Controls, lam: float, start, tasks, durations, first_task
 ) -> tuple[Curves, seq.TaskSequence]:
     """One λ's exact run through the tasks (and gradient descent when asked), as drawn."""
     W1, W2 = start
     run = seq.exact_sequence(W1, W2, tasks, durations, POINTS)
-    curves = _curves(run, lam, first_task, offset, _modes(controls))
+    curves = _curves(run, lam, first_task, _modes(controls))
     every = _descent_every(controls, durations)
     if every is not None:
         descent = seq.descent_sequence(W1, W2, tasks, durations, controls.lr, every)
-        fields = {**curves.__dict__, "descent_t": descent.t + offset, "descent_loss": descent.loss}
+        fields = {**curves.__dict__, "descent_t": descent.t, "descent_loss": descent.loss}
         curves = Curves(**fields)
     return curves, run
 
@@ -289,7 +289,7 @@ def _fine_tuning(controls: Controls, found: Setup, lams: np.ndarray):
     """Pre-training at λ_init, then each λ's re-balanced copy of that network on the new task
     (Dominé et al. App. D.4)."""
     first_task, new_task = found.tasks
-    first, later = found.durations
+    first, later = found.durations  # the fine-tuning curves start at 0 (the switch)
     lam_init = controls.lam_init
     pretraining, run = _network(
         controls, lam_init, _start(controls, found, lam_init), [first_task], [first], first_task
@@ -303,7 +303,6 @@ def _fine_tuning(controls: Controls, found: Setup, lams: np.ndarray):
             [new_task],
             [later],
             first_task,
-            offset=first,
         )[0]
         for lam in lams
     )
@@ -315,10 +314,10 @@ def compute(controls: Controls) -> Comparison:
     first_task, lams = found.tasks[0], lambdas(controls)
     sigma = seq.mode_strengths(first_task[None], first_task, _modes(controls))[0]
     switches = np.cumsum(found.durations)[:-1]
-    if controls.experiment == "fine-tuning":
+    if controls.experiment == "fine-tuning":  # drawn from the switch on: no switch to mark
         curves, pretraining = _fine_tuning(controls, found, lams)
         return Comparison(
-            controls.experiment, found.dims, sigma, switches, curves, pretraining, found.changes
+            controls.experiment, found.dims, sigma, np.zeros(0), curves, pretraining, found.changes
         )
     curves = tuple(
         _network(
@@ -455,6 +454,15 @@ def facts(controls: Controls, result: Comparison) -> list[tuple[str, str]]:
             (
                 "first task's loss at the end",
                 _per_lambda(result, (c.first_loss[-1] for c in result.curves)),
+            )
+        )
+    if result.pretraining is not None:
+        pre = result.pretraining
+        items.append(
+            (
+                "pre-training",
+                f"the hierarchy at λ = {num(pre.lam)} for t = {num(pre.t[-1])}: loss "
+                f"{num(pre.loss[-1], '.2g')}; the curves start at the re-balancing",
             )
         )
     items.append(

@@ -16,19 +16,16 @@ if TYPE_CHECKING:
 
 #: line styles of the first task's modes, largest first
 MODE_DASHES = ("solid", "dash", "dot")
-PRETRAINING_COLOUR = "#8d99ae"
 
 
 def _series(result: Comparison) -> list[tuple[str, Curves, str]]:
-    """(legend name, curves, colour) of every drawn network: the pre-training run first."""
+    """(legend name, curves, colour) of every drawn network."""
     colours = fig.colors_for([c.lam for c in result.curves])
-    found = [
-        (f"λ = {c.lam:g}", c, colour) for c, colour in zip(result.curves, colours, strict=True)
-    ]
-    if result.pretraining is not None:
-        pre = result.pretraining
-        found.insert(0, (f"pre-training, λ = {pre.lam:g}", pre, PRETRAINING_COLOUR))
-    return found
+    return [(f"λ = {c.lam:g}", c, colour) for c, colour in zip(result.curves, colours, strict=True)]
+
+
+def _time_title(result: Comparison) -> str:
+    return "time t since re-balancing" if result.pretraining is not None else "time t"
 
 
 def _switches(result: Comparison) -> list[dict]:
@@ -62,6 +59,7 @@ def _over_time(result: Comparison, quantity: str, y_title: str, log_y: bool) -> 
     ]
     return fig.figure(
         data,
+        x_title=_time_title(result),
         log_y=log_y,
         shapes=_switches(result),
         yaxis=fig.axis(y_title, log=log_y, automargin=True),
@@ -121,6 +119,7 @@ def draw_modes(controls: Controls, result: Comparison) -> Figure:
             data.append(trace)
     return fig.figure(
         data,
+        x_title=_time_title(result),
         height=320,
         shapes=_switches(result),
         yaxis=fig.axis("uᵢᵀW₂W₁vᵢ", automargin=True),
