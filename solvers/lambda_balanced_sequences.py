@@ -12,7 +12,8 @@ any block of QQᵀ sees. :func:`descent_sequence` is the same sequence by gradie
 The applications' other pieces are closed forms too: a task with some of its singular vectors
 reversed (:func:`reversed_task`, App. D.2), a trained network re-balanced to a new λ with its
 network function kept (:func:`rebalanced`, App. D.4), and a new output feature read out from a
-frozen hidden layer (:func:`new_feature`, App. D.3, eqs. 186–187).
+frozen hidden layer (:func:`new_feature`, App. D.3, eqs. 186–187). The maths, with the
+equation numbers the docstrings cite, is docs/lambda-balanced-applications.md (A.1)–(A.5).
 """
 
 from __future__ import annotations
@@ -197,7 +198,8 @@ def exact_sequence(
     points: int = 200,
 ) -> TaskSequence:
     """The exact gradient flow through a sequence of tasks (Dominé et al. §6, App. D.1; Braun
-    et al. 2022): task k is learnt for ``durations[k]`` from the state the previous task left.
+    et al. 2022; docs/lambda-balanced-applications.md (A.1)): task k is learnt for
+    ``durations[k]`` from the state the previous task left.
 
     ``W1_0``, ``W2_0`` must be λ-balanced (as for :func:`solvers.lambda_balanced.exact`); each
     task is a Σyx of shape (dₒ, dᵢ); each phase is recorded at ``points`` evenly spaced times (a
@@ -284,8 +286,9 @@ def descent_sequence(
 
 def reversed_task(sigma_yx: np.ndarray, modes: Sequence[int] = (0,)) -> np.ndarray:
     """Σyx with the left singular vectors of ``modes`` (0 = the largest) reversed: the reversal
-    learning task of Dominé et al. App. D.2 (Braun et al. 2022), ``U D S Vᵀ`` with ``D`` = −1 on
-    those modes and 1 elsewhere. Where singular values are equal the SVD picks the vectors."""
+    learning task of Dominé et al. App. D.2 (Braun et al. 2022; docs (A.3)), ``U D S Vᵀ`` with
+    ``D`` = −1 on those modes and 1 elsewhere. Where singular values are equal the SVD picks
+    the vectors."""
     sigma_yx = as_array("sigma_yx", sigma_yx, ndim=2)
     U, s, Vt = np.linalg.svd(sigma_yx, full_matrices=False)
     signs = np.ones(s.size)
@@ -298,7 +301,7 @@ def reversed_task(sigma_yx: np.ndarray, modes: Sequence[int] = (0,)) -> np.ndarr
 
 def rebalanced(function: np.ndarray, hidden: int, lam: float) -> tuple[np.ndarray, np.ndarray]:
     """Weights ``(W1, W2)`` with the same network function and relative scale ``lam``
-    (Dominé et al. App. D.4): with ``W₂W₁ = U S Vᵀ``, ``W₁ = diag(a) V_hᵀ`` and
+    (Dominé et al. App. D.4; docs (A.5)): with ``W₂W₁ = U S Vᵀ``, ``W₁ = diag(a) V_hᵀ`` and
     ``W₂ = U_h diag(b)``, ``aᵢbᵢ = sᵢ``, ``bᵢ² − aᵢ² = λ`` — each layer's singular values are
     rescaled, the network's singular vectors kept. Needs ``hidden ≤ min(dᵢ, dₒ)`` and a function
     of rank ≤ hidden (its other singular values are dropped)."""
@@ -324,8 +327,8 @@ def new_feature(
     App. D.3): a new read-out row w, from w = 0, trained by gradient flow on ``½(y − w h_i)²``
     with ``h_i = W₁x_i``. It stays along ``h_iᵀ``, so ``w(t) = y(1 − e^{−k_ii t}) h_iᵀ / k_ii``
     and the feature predicted for item j is ``y(1 − e^{−k_ii t}) k_ij / k_ii`` with
-    ``k = X W₁ᵀW₁ Xᵀ`` (eqs. 186–187): only the first layer's similarity ``rsm_in`` = W₁ᵀW₁
-    decides how the feature spreads to the other items.
+    ``k = X W₁ᵀW₁ Xᵀ`` (eqs. 186–187; docs (A.4)): only the first layer's similarity ``rsm_in``
+    = W₁ᵀW₁ decides how the feature spreads to the other items.
 
     ``inputs``: (n, dᵢ) the items; returns (T, n) for times ``t`` (or (n,) for one time; the
     default is the converged read-out).

@@ -140,8 +140,8 @@ def _forgetting(controls: Any, result: Comparison) -> Evidence:
     return Evidence(
         learnt and worse and spread < 0.01,
         f"after tasks 2, 3, 4 the first task's loss is {_words(list(rows[0]))} for every λ "
-        f"(within {spread:.1%}), against {first:.2g} before any training; each task is learnt "
-        "before the next",
+        f"(the same to {num(spread, '.0e')} relative), against {first:.2g} before any "
+        "training; each task is learnt before the next",
     )
 
 
