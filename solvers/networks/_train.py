@@ -37,6 +37,7 @@ __all__ = [
     "MAX_RECORDS",
     "MAX_TRAIN_STEPS",
     "MAX_WORK",
+    "RECORDED",
     "Training",
     "compile_training_loop",
     "default_record",
@@ -95,6 +96,20 @@ class Training:
     #: with ``record_weights``: per layer ``(..., R, n_out, n_in)``, the weights at each recorded
     #: step (a diverged cell's repeat its last good state); else None
     weights: tuple[np.ndarray, ...] | None = None
+
+
+#: the diagnostics :class:`Training` records at each recorded step (docs/networks.md, "What
+#: train records"): what a caller keeps of a run besides its times, networks and weights
+RECORDED = (
+    "loss",
+    "test_loss",
+    "kernel_distance",
+    "alignment",
+    "kernel_norm",
+    "zeta",
+    "activation_distance",
+    "parameter_distance",
+)
 
 
 def compile_training_loop() -> bool:

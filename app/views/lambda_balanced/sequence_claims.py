@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from solvers.metrics import on_saddle
+
 from ...core.claims import Claim, Evidence, all_of, crossing_time, num, value_at
 
 if TYPE_CHECKING:
@@ -184,7 +186,7 @@ def _reversal(controls: Any, result: Comparison) -> Evidence:
     )
     return all_of(
         Evidence(
-            stuck.saddle_margin < 1e-12 and wander < 0.02 * sigma,
+            on_saddle(stuck.saddle_margin) and wander < 0.02 * sigma,
             f"λ = 0: the reversal starts on a saddle's stable manifold (margin "
             f"{num(stuck.saddle_margin, '.0e')}) and the mode stays within {num(wander, '.0e')} "
             "of 0 from 3 to 15 time units after the switch",
@@ -226,7 +228,7 @@ def _fine_tuning(controls: Any, result: Comparison) -> Evidence:
     lams = ", ".join(num(c.lam) for c in result.curves)
     return all_of(
         Evidence(
-            learnt < 1e-8 and pre.saddle_margin > 1e-6,
+            learnt < 1e-8 and not on_saddle(pre.saddle_margin),
             f"training first at λ = {num(pre.lam)} learns the hierarchy (loss "
             f"{num(learnt, '.0e')} of its start)",
         ),

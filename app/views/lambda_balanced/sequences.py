@@ -16,6 +16,7 @@ import numpy as np
 
 from solvers import lambda_balanced as lb
 from solvers import lambda_balanced_sequences as seq
+from solvers.metrics import on_saddle
 
 from ...core.claims import num
 from ...core.downloads import Tables
@@ -34,8 +35,6 @@ POINTS = 160
 MAX_DESCENT_STEPS = 6_000
 #: the most modes of the first task drawn
 MODES = 3
-#: below this saddle margin a phase starts (to rounding) on a saddle's stable manifold
-SADDLE_MARGIN = 1e-8
 EXPERIMENTS = ("one task", "continual", "reversal", "fine-tuning")
 
 
@@ -485,7 +484,7 @@ def _descent_note(controls: Controls, result: Comparison) -> str | None:
 
 def notes(controls: Controls, result: Comparison) -> list[str]:
     messages = list(result.changes)
-    stalled = [c.lam for c in result.curves if c.saddle_margin < SADDLE_MARGIN]
+    stalled = [c.lam for c in result.curves if on_saddle(c.saddle_margin)]
     if stalled:
         values = ", ".join(num(lam) for lam in stalled)
         messages.append(

@@ -17,6 +17,7 @@ import numpy as np
 
 from solvers import lambda_balanced as lb
 from solvers import lambda_balanced_sequences as seq
+from solvers.metrics import on_saddle
 
 from ...core.claims import num
 from ...core.clicks import ClickPoint, Link, nearest_index
@@ -36,7 +37,6 @@ KINGDOMS = (
     ("goldfish", "blue fish", "canary", "robin"),
     ("green algae", "red algae", "rose", "daisy"),
 )
-SADDLE_MARGIN = trajectory.SADDLE_MARGIN
 
 
 @dataclass(frozen=True)
@@ -213,7 +213,7 @@ def facts(controls: Controls, result: Transfer) -> list[tuple[str, str]]:
 
 def notes(controls: Controls, result: Transfer) -> list[str]:
     messages = []
-    stalled = result.lams[result.saddle_margin < SADDLE_MARGIN]
+    stalled = result.lams[on_saddle(result.saddle_margin)]
     if stalled.size:
         values = ", ".join(num(lam) for lam in stalled)
         messages.append(
