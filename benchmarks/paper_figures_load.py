@@ -30,6 +30,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+import _markdown  # noqa: E402  (benchmarks/_markdown.py, beside this script)
+
 from tests import servers  # noqa: E402
 from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 
@@ -108,8 +110,9 @@ def table(rows: list[tuple[str, list[tuple[float, float, int]]]], markdown: bool
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--visits", type=int, default=5)
-    parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
+    _markdown.add_option(parser)
     args = parser.parse_args()
+    _markdown.start(args.markdown, fenced=False)
     from playwright.sync_api import sync_playwright
 
     env = {"OPENBLAS_NUM_THREADS": "1", "PAPER_FIGURES_WARM_UP": "1"}
