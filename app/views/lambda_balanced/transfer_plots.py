@@ -17,39 +17,58 @@ if TYPE_CHECKING:
 
 
 def draw_feature(controls: Controls, result: Transfer) -> Figure:
+    rows = np.arange(len(lb.HIERARCHY_ITEMS))
     figure = fig.heatmap(
         result.feature.T,
         x_labels=[float(lam) for lam in result.lams],
-        y_labels=lb.HIERARCHY_ITEMS,
+        y_labels=[int(row) for row in rows],
         title="",
         limit=1.0,
-        height=360,
+        height=380,
     )
     trace = figure["data"][0]
-    trace["hovertemplate"] = "%{y}, λ = %{x:.3g}: %{z:.3g}<extra></extra>"
-    trace["colorbar"]["title"] = {"text": "new feature"}
+    trace["customdata"] = np.array([[name] * result.lams.size for name in lb.HIERARCHY_ITEMS])
+    trace["hovertemplate"] = "%{customdata}, λ = %{x:.3g}: %{z:.3g}<extra></extra>"
+    # below the plot, so that a phone's narrow plot keeps its width for the cells
+    trace["colorbar"] = {
+        "orientation": "h",
+        "thickness": 10,
+        "len": 0.9,
+        "y": -0.26,
+        "yanchor": "top",
+    }
     trace.pop("uid")  # no play bar here: the cells are not a cursor
-    figure["layout"]["title"] = None
-    figure["layout"]["margin"] = {"l": 96, "r": 10, "t": 10, "b": 50}
-    figure["layout"]["xaxis"] = fig.axis("λ", tickangle=0)
-    figure["layout"]["yaxis"] = {"autorange": "reversed"}
     if controls.mark:
-        figure["layout"]["shapes"] = [_frame(result)]
+        figure["data"].append(_frame(result))
+    layout = figure["layout"]
+    layout["title"] = None
+    layout["margin"] = {"l": 88, "r": 10, "t": 10, "b": 100}
+    layout["xaxis"] = fig.axis("λ", tickangle=0)
+    layout["yaxis"] = {
+        "autorange": "reversed",
+        "tickvals": rows.tolist(),
+        "ticktext": list(lb.HIERARCHY_ITEMS),
+        "zeroline": False,
+        "showgrid": False,
+    }
     return figure
 
 
 def _frame(result: Transfer) -> dict:
-    """A rectangle round the rows of the items that share the feature (the target)."""
+    """A dashed outline round the rows of the items that share the feature (the target)."""
     rows = np.flatnonzero(result.truth)
+    step = 0.5 * float(result.lams[1] - result.lams[0]) if result.lams.size > 1 else 0.5
+    left, right = float(result.lams[0]) - step, float(result.lams[-1]) + step
+    top, bottom = float(rows[0]) - 0.5, float(rows[-1]) + 0.5
     return {
-        "type": "rect",
-        "xref": "paper",
-        "yref": "y",
-        "x0": 0,
-        "x1": 1,
-        "y0": float(rows[0]) - 0.5,
-        "y1": float(rows[-1]) + 0.5,
+        "type": "scatter",
+        "mode": "lines",
+        "x": [left, right, right, left, left],
+        "y": [top, top, bottom, bottom, top],
         "line": {"color": fig.COLORS["target"], "width": 2, "dash": "dash"},
+        "name": "the items that share the feature",
+        "showlegend": False,
+        "hoverinfo": "skip",
     }
 
 
@@ -85,7 +104,7 @@ PANELS = (
         r"layer holds the tree ($\lambda \ge 0$); for $\lambda \ll 0$ it stays on the item. "
         "Dashed frame: the items that share the feature (the target).",
         draw_feature,
-        height=360,
+        height=380,
     ),
     Panel(
         "generalisation",

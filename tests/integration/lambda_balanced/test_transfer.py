@@ -1,6 +1,8 @@
 """The transfer map (Dominé et al. Fig. 13): every column against the converged representation
 of Thm C.3 computed here by hand, its generalisation loss, its click and its messages."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -18,7 +20,7 @@ def converged_similarity(lam: float) -> np.ndarray:
 
 
 def test_each_column_is_the_read_out_of_the_converged_first_layer():
-    _chosen, result, figures = drawn(VIEW, spread=6.0, count=5, item="canary")
+    chosen, result, figures = drawn(VIEW, spread=6.0, count=5, item="canary")
     assert list(result.lams) == [-6.0, -3.0, 0.0, 3.0, 6.0] and result.item == 2
     for lam, feature in zip(result.lams, result.feature, strict=True):
         similarity = converged_similarity(lam)
@@ -26,9 +28,14 @@ def test_each_column_is_the_read_out_of_the_converged_first_layer():
     animals = np.array([1, 1, 0, 1, 0, 0, 0, 0], dtype=float)  # the canary's kingdom, untrained
     expected = 0.5 * np.sum((np.delete(result.feature, 2, axis=1) - np.delete(animals, 2)) ** 2, 1)
     np.testing.assert_allclose(result.generalisation, expected)
-    heatmap = figures["feature"]["data"][0]
+    heatmap, frame = figures["feature"]["data"]
     np.testing.assert_allclose(np.asarray(heatmap["z"]), result.feature.T)
-    assert list(heatmap["y"]) == list(lb.HIERARCHY_ITEMS)
+    yaxis = figures["feature"]["layout"]["yaxis"]
+    assert yaxis["ticktext"] == list(lb.HIERARCHY_ITEMS) and list(heatmap["y"]) == yaxis["tickvals"]
+    # the frame encloses the rows of the canary's kingdom, the animals (rows 0 to 3)
+    assert (min(frame["y"]), max(frame["y"])) == (-0.5, 3.5)
+    unmarked = VIEW.panels[0].draw(dataclasses.replace(chosen, mark=False), result)
+    assert len(unmarked["data"]) == 1
 
 
 def test_a_column_opens_its_pre_training_in_the_trajectory_view():
