@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 
 from solvers import lambda_balanced as lb
-from solvers import lambda_balanced_sequences as seq
 from solvers.metrics import kernel_distance
 from tests import flows
 
@@ -34,9 +33,9 @@ def _ode_sequence(W1, W2, tasks, durations, points):
 def test_exact_sequence_matches_the_ode_phase_after_phase(dims, lam):
     d_in, hidden, d_out = dims
     W1, W2 = lb.balanced_init(d_in, hidden, d_out, lam, 0.3, 5)
-    tasks = seq.random_tasks(d_in, d_out, 3, seed=7)
+    tasks = lb.random_tasks(d_in, d_out, 3, seed=7)
     durations = (6.0, 4.0, 8.0)
-    run = seq.exact_sequence(W1, W2, tasks, durations, points=25)
+    run = lb.exact_sequence(W1, W2, tasks, durations, points=25)
     function, rsm_in, rsm_out = _ode_sequence(W1, W2, tasks, durations, 25)
     assert run.t.shape == (73,) and np.all(np.diff(run.t) > 0)
     assert run.t[-1] == pytest.approx(18.0) and list(run.starts) == [0.0, 6.0, 10.0]
@@ -58,8 +57,8 @@ def _ntk(rsm_out, rsm_in):
 
 def test_kernel_distance_is_measured_from_the_very_start():
     W1, W2 = lb.balanced_init(3, 3, 3, 0.0, 0.2, 1)
-    tasks = seq.random_tasks(3, 3, 2, seed=2)
-    run = seq.exact_sequence(W1, W2, tasks, (10.0, 10.0), points=20)
+    tasks = lb.random_tasks(3, 3, 2, seed=2)
+    run = lb.exact_sequence(W1, W2, tasks, (10.0, 10.0), points=20)
     _, rsm_in, rsm_out = _ode_sequence(W1, W2, tasks, (10.0, 10.0), 20)
     start = _ntk(W2 @ W2.T, W1.T @ W1)
     for index in (0, 19, 38):
@@ -73,8 +72,8 @@ def test_continual_learning_forgets_the_same_for_every_lambda(lam):
     """App. D.1: a funnel converges to each task in turn, so the first task's loss after task k
     is ½‖Σ₁ − Σₖ‖² whatever λ — forgetting is set by how the tasks differ."""
     W1, W2 = lb.balanced_init(4, 2, 2, lam, 0.05, 3)
-    tasks = seq.random_tasks(4, 2, 4, seed=4)
-    run = seq.exact_sequence(W1, W2, tasks, (60.0, 60.0, 60.0, 60.0), points=31)
+    tasks = lb.random_tasks(4, 2, 4, seed=4)
+    run = lb.exact_sequence(W1, W2, tasks, (60.0, 60.0, 60.0, 60.0), points=31)
     ends = np.searchsorted(run.t, run.starts[1:] + 60.0 - 1e-9)
     for k, end in zip(range(1, 4), ends, strict=True):
         apart = np.sqrt(np.sum((tasks[0] - tasks[k]) ** 2))
@@ -90,12 +89,12 @@ def test_a_square_balanced_net_cannot_change_the_sign_of_its_determinant():
     saddle: a next task of the other sign flows to the saddle that lacks its weakest mode (the
     start lies on its stable manifold, until rounding lets a simulation escape); with λ ≠ 0 it
     is learnt fully."""
-    first, second = seq.random_tasks(3, 3, 2, seed=11)
+    first, second = lb.random_tasks(3, 3, 2, seed=11)
     assert np.linalg.det(first) * np.linalg.det(second) < 0
     weakest = np.linalg.svd(second, compute_uv=False)[-1]
     for lam in (0.0, 1.0):
         W1, W2 = lb.balanced_init(3, 3, 3, lam, 0.05, (11, 1))
-        run = seq.exact_sequence(W1, W2, [first, second], (40.0, 60.0), points=41)
+        run = lb.exact_sequence(W1, W2, [first, second], (40.0, 60.0), points=41)
         signed = np.linalg.det(run.function[1:]) * np.sign(np.linalg.det(first))
         if lam == 0.0:  # det W₂W₁ falls to 0 (to rounding) and stays on its side
             assert np.min(signed) > -1e-6 and run.saddle_margins[1] < 1e-12
@@ -110,12 +109,12 @@ def test_reversal_stalls_at_lambda_zero_and_passes_through_otherwise():
     start lies on its stable manifold) and through 0 to +σ₁ when λ ≠ 0, as the raw ODE does."""
     sigma_yx = lb.random_task(3, 3, 4)
     values = np.linalg.svd(sigma_yx, compute_uv=False)
-    reversed_ = seq.reversed_task(sigma_yx)
+    reversed_ = lb.reversed_task(sigma_yx)
     U, _, Vt = np.linalg.svd(reversed_)
     t = np.linspace(0.0, 6.0, 31)
     for lam in (0.0, 0.5, -2.0):
         W1, W2 = lb.task_aligned_init(sigma_yx, 3, lam, values)
-        run = seq.exact_sequence(W1, W2, [reversed_], [6.0], points=31)
+        run = lb.exact_sequence(W1, W2, [reversed_], [6.0], points=31)
         strength = run.mode_strengths(0, 1)[:, 0]
         W1_t, W2_t = flows.two_layer(W1, W2, reversed_, t, tolerance=1e-13)
         ode = np.einsum("i,tij,j->t", U[:, 0], W2_t @ W1_t, Vt[0])
@@ -131,11 +130,11 @@ def test_reversal_stalls_at_lambda_zero_and_passes_through_otherwise():
 
 def test_descent_sequence_tends_to_the_exact_flow():
     W1, W2 = lb.balanced_init(4, 2, 2, -1.0, 0.2, 6)
-    tasks = seq.random_tasks(4, 2, 2, seed=3)
-    exact = seq.exact_sequence(W1, W2, tasks, (5.0, 5.0), points=11)
+    tasks = lb.random_tasks(4, 2, 2, seed=3)
+    exact = lb.exact_sequence(W1, W2, tasks, (5.0, 5.0), points=11)
     errors = []
     for lr in (0.01, 0.005):
-        descent = seq.descent_sequence(W1, W2, tasks, (5.0, 5.0), lr, every=round(0.5 / lr))
+        descent = lb.descent_sequence(W1, W2, tasks, (5.0, 5.0), lr, every=round(0.5 / lr))
         np.testing.assert_allclose(descent.t, exact.t, atol=1e-9)
         errors.append(float(np.max(np.abs(descent.function - exact.function))))
         assert descent.phases[1].W1_0 is not None and np.array_equal(descent.phases[1].W1_0, W1)
@@ -145,7 +144,7 @@ def test_descent_sequence_tends_to_the_exact_flow():
 def test_rebalanced_keeps_the_function_and_sets_lambda():
     function = lb.random_task(4, 3, 9)
     for lam in (-4.0, 0.0, 2.5):
-        W1, W2 = seq.rebalanced(function, 3, lam)
+        W1, W2 = lb.rebalanced(function, 3, lam)
         np.testing.assert_allclose(W2 @ W1, function, atol=1e-12)
         found, deviation = lb.balance(W1, W2)
         assert found == pytest.approx(lam, abs=1e-12) and deviation < 1e-12
@@ -158,7 +157,7 @@ def test_rebalancing_a_converged_net_to_its_own_lambda_changes_nothing():
     for lam in (0.0, 3.0):
         W1, W2 = lb.balanced_init(8, 8, 8, lam, 0.05, 2)
         trained = lb.exact(W1, W2, sigma_yx, np.array([0.0, 80.0]))
-        A1, A2 = seq.rebalanced(trained.function[-1], 8, lam)
+        A1, A2 = lb.rebalanced(trained.function[-1], 8, lam)
         np.testing.assert_allclose(A1.T @ A1, trained.rsm_in[-1], atol=1e-7)
         np.testing.assert_allclose(A2 @ A2.T, trained.rsm_out[-1], atol=1e-7)
 
@@ -171,31 +170,31 @@ def test_new_feature_matches_least_squares_and_the_integrated_read_out():
     # converged: the minimum-norm row w with w h_i = y (w starts at 0 and moves along h_iᵀ)
     hidden = inputs @ W1.T
     row = np.linalg.lstsq(hidden[item][None, :], np.array([target]), rcond=None)[0]
-    np.testing.assert_allclose(seq.new_feature(W1.T @ W1, inputs, item, target), hidden @ row)
+    np.testing.assert_allclose(lb.new_feature(W1.T @ W1, inputs, item, target), hidden @ row)
     # over time: the read-out's own gradient flow w' = (y − w h_i) h_iᵀ
     t = np.array([0.0, 0.01, 0.05, 0.2])
     rows = flows.integrate(
         lambda w: (target - w @ hidden[item]) * hidden[item], np.zeros(3), t, 1e-12
     )
     np.testing.assert_allclose(
-        seq.new_feature(W1.T @ W1, inputs, item, target, t), rows @ hidden.T, atol=1e-9
+        lb.new_feature(W1.T @ W1, inputs, item, target, t), rows @ hidden.T, atol=1e-9
     )
 
 
 def test_reversed_and_fine_tuning_tasks():
     sigma_yx = lb.random_task(3, 4, 2)
-    reversed_ = seq.reversed_task(sigma_yx, modes=(1,))
+    reversed_ = lb.reversed_task(sigma_yx, modes=(1,))
     np.testing.assert_allclose(
         np.linalg.svd(reversed_, compute_uv=False), np.linalg.svd(sigma_yx, compute_uv=False)
     )
     U, s, Vt = np.linalg.svd(sigma_yx, full_matrices=False)
     np.testing.assert_allclose(sigma_yx - reversed_, 2 * s[1] * np.outer(U[:, 1], Vt[1]))
     tree = lb.hierarchical_task()
-    added = seq.fine_tuning_task("added feature")
+    added = lb.fine_tuning_task("added feature")
     assert np.count_nonzero(added != tree) == 1 and added[4, 2] == tree[4, 0] > 0
-    np.testing.assert_array_equal(seq.fine_tuning_task("scaled"), 2 * tree)
-    np.testing.assert_allclose(seq.fine_tuning_task("reversal"), seq.reversed_task(tree))
-    first = seq.random_tasks(3, 2, 3, seed=4)
+    np.testing.assert_array_equal(lb.fine_tuning_task("scaled"), 2 * tree)
+    np.testing.assert_allclose(lb.fine_tuning_task("reversal"), lb.reversed_task(tree))
+    first = lb.random_tasks(3, 2, 3, seed=4)
     scenario = lb.scenario(lam=0.0, scale=0.1, d_in=3, hidden=2, d_out=2, seed=4)
     np.testing.assert_array_equal(first[0], scenario.sigma_yx)
     assert not np.allclose(first[1], first[2])
@@ -218,10 +217,10 @@ def test_bad_input_is_refused_with_a_message(change, message):
     arguments = {"W1_0": W1, "W2_0": W2, "tasks": [np.eye(3)], "durations": [1.0], "points": 5}
     arguments.update(change)
     with pytest.raises(ValueError, match=message):
-        seq.exact_sequence(**arguments)
+        lb.exact_sequence(**arguments)
     with pytest.raises(ValueError, match="kind"):
-        seq.fine_tuning_task("forgotten")
+        lb.fine_tuning_task("forgotten")
     with pytest.raises(ValueError, match="item"):
-        seq.new_feature(np.eye(3), np.eye(3), 5, 1.0)
+        lb.new_feature(np.eye(3), np.eye(3), 5, 1.0)
     with pytest.raises(ValueError, match="modes"):
-        seq.reversed_task(np.eye(3), modes=(3,))
+        lb.reversed_task(np.eye(3), modes=(3,))

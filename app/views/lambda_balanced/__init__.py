@@ -1,6 +1,6 @@
 """λ-balanced two-layer linear networks (Dominé et al., *From lazy to rich*): their trajectory
 view, several λ side by side on one task or tasks in turn, the λ × architecture map and the
-transfer map. Solvers: :mod:`solvers.lambda_balanced`, :mod:`solvers.lambda_balanced_sequences`;
+transfer map. Solvers: :mod:`solvers.lambda_balanced` (its task sequences included);
 theory: docs/theory.md §3, docs/lambda-balanced-applications.md."""
 
 from solvers import lambda_balanced

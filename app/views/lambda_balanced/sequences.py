@@ -3,7 +3,7 @@ at several relative scales λ — one task (their Figs. 1–3), or a sequence of
 learning (App. D.1), reversal learning (App. D.2) and fine-tuning after re-balancing (App. D.4).
 
 Every curve is exact: a task switch restarts the closed form from the state reached
-(:func:`solvers.lambda_balanced_sequences.exact_sequence`); optional open circles are gradient
+(:func:`solvers.lambda_balanced.exact_sequence`); optional open circles are gradient
 descent through the same sequence. The plots are :mod:`.sequences_plots`, the claims of the
 cards :mod:`.sequence_claims`.
 """
@@ -15,7 +15,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from solvers import lambda_balanced as lb
-from solvers import lambda_balanced_sequences as seq
 from solvers.metrics import on_saddle
 
 from ...core.claims import num
@@ -99,7 +98,7 @@ class Controls:
     fine_task: str = choice(
         "new task (fine-tuning)",
         "added feature",
-        seq.FINE_TUNING_TASKS,
+        lb.FINE_TUNING_TASKS,
         ("a feature added to another item", "the top mode reversed", "the hierarchy scaled by 2"),
     )
     descent: bool = switch("show gradient descent", False)
@@ -161,16 +160,16 @@ def lambdas(controls: Controls) -> np.ndarray:
     return np.round(np.linspace(low, high, controls.count), 10) + 0.0
 
 
-def _curves(run: seq.TaskSequence, lam: float, first_task: np.ndarray, modes: int) -> Curves:
+def _curves(run: lb.TaskSequence, lam: float, first_task: np.ndarray, modes: int) -> Curves:
     """The drawn quantities of one exact run at relative scale ``lam`` (as asked for: the run's
     own λ carries rounding); ``first_task`` is the sequence's first Σyx."""
     return Curves(
         lam=float(lam),
         t=run.t,
         loss=run.loss,
-        first_loss=seq.loss_on(run.function, first_task),
+        first_loss=lb.loss_on(run.function, first_task),
         kernel_distance=run.kernel_distance,
-        strengths=seq.mode_strengths(run.function, first_task, modes),
+        strengths=lb.mode_strengths(run.function, first_task, modes),
         saddle_margin=float(np.min(run.saddle_margins)),
     )
 
@@ -225,14 +224,14 @@ def setup(controls: Controls) -> Setup:
     if task == "hierarchy":
         first = lb.hierarchical_task()
     else:  # the scenario's own task, as in the trajectory view
-        first = seq.random_tasks(d_in, d_out, 1, controls.seed)[0]
+        first = lb.random_tasks(d_in, d_out, 1, controls.seed)[0]
     experiment = controls.experiment
     if experiment == "continual":
-        tasks = seq.random_tasks(d_in, d_out, controls.tasks, controls.seed)
+        tasks = lb.random_tasks(d_in, d_out, controls.tasks, controls.seed)
     elif experiment == "reversal":
-        tasks = (first, seq.reversed_task(first))
+        tasks = (first, lb.reversed_task(first))
     elif experiment == "fine-tuning":
-        tasks = (first, seq.fine_tuning_task(controls.fine_task))
+        tasks = (first, lb.fine_tuning_task(controls.fine_task))
     else:
         tasks = (first,)
     durations = (controls.first,) + (controls.duration,) * (len(tasks) - 1)
@@ -271,14 +270,14 @@ def _descent_every(controls: Controls, durations: tuple[float, ...]) -> int | No
 
 def _network(
     controls: Controls, lam: float, start, tasks, durations, first_task
-) -> tuple[Curves, seq.TaskSequence]:
+) -> tuple[Curves, lb.TaskSequence]:
     """One λ's exact run through the tasks (and gradient descent when asked), as drawn."""
     W1, W2 = start
-    run = seq.exact_sequence(W1, W2, tasks, durations, POINTS)
+    run = lb.exact_sequence(W1, W2, tasks, durations, POINTS)
     curves = _curves(run, lam, first_task, _modes(controls))
     every = _descent_every(controls, durations)
     if every is not None:
-        descent = seq.descent_sequence(W1, W2, tasks, durations, controls.lr, every)
+        descent = lb.descent_sequence(W1, W2, tasks, durations, controls.lr, every)
         fields = {**curves.__dict__, "descent_t": descent.t, "descent_loss": descent.loss}
         curves = Curves(**fields)
     return curves, run
@@ -298,7 +297,7 @@ def _fine_tuning(controls: Controls, found: Setup, lams: np.ndarray):
         _network(
             controls,
             lam,
-            seq.rebalanced(function, found.dims[1], lam),
+            lb.rebalanced(function, found.dims[1], lam),
             [new_task],
             [later],
             first_task,
@@ -311,7 +310,7 @@ def _fine_tuning(controls: Controls, found: Setup, lams: np.ndarray):
 def compute(controls: Controls) -> Comparison:
     found = setup(controls)
     first_task, lams = found.tasks[0], lambdas(controls)
-    sigma = seq.mode_strengths(first_task[None], first_task, _modes(controls))[0]
+    sigma = lb.mode_strengths(first_task[None], first_task, _modes(controls))[0]
     switches = np.cumsum(found.durations)[:-1]
     if controls.experiment == "fine-tuning":  # drawn from the switch on: no switch to mark
         curves, pretraining = _fine_tuning(controls, found, lams)

@@ -6,7 +6,7 @@ W₁ᵀW₁ (eqs. 186–187) — structured and small for λ ≫ 0, ≈ |λ|I fo
 
 Each column is the exact pre-training of a trajectory-view scenario (semantic hierarchy, square
 8 → 8 → 8, random λ-balanced start) and the new row's converged read-out
-(:func:`solvers.lambda_balanced_sequences.new_feature`); a click opens that pre-training run.
+(:func:`solvers.lambda_balanced.new_feature`); a click opens that pre-training run.
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from solvers import lambda_balanced as lb
-from solvers import lambda_balanced_sequences as seq
 from solvers.metrics import on_saddle
 
 from ...core.claims import num
@@ -138,7 +137,7 @@ def compute(controls: Controls) -> Transfer:
     feature, learnt, margins = [], [], []
     for lam in lams:
         path = _scenario(controls, lam).exact(np.array([0.0, controls.horizon]))
-        feature.append(seq.new_feature(path.rsm_in[-1], inputs, item, 1.0))
+        feature.append(lb.new_feature(path.rsm_in[-1], inputs, item, 1.0))
         learnt.append(path.loss[-1] / path.loss[0])
         margins.append(path.saddle_margin)
     feature, target = np.array(feature), truth(item)

@@ -7,7 +7,6 @@ import pytest
 
 from app.views.lambda_balanced.sequences import MAX_DESCENT_STEPS, VIEW
 from solvers import lambda_balanced as lb
-from solvers import lambda_balanced_sequences as seq
 from tests.integration.figures import trace
 from tests.integration.lambda_balanced import drawn
 
@@ -44,7 +43,7 @@ def test_continual_learning_runs_the_seeded_tasks_in_turn():
     np.testing.assert_allclose(result.switches, [10.0, 15.0])
     for curves in result.curves:
         W1, W2 = start(chosen, curves.lam, 3, 3, 3)
-        run = seq.exact_sequence(W1, W2, tasks, (10.0, 5.0, 5.0), 2)
+        run = lb.exact_sequence(W1, W2, tasks, (10.0, 5.0, 5.0), 2)
         # the view's own record, and the end of this independent run
         assert curves.t[-1] == pytest.approx(20.0)
         assert curves.loss[-1] == pytest.approx(run.loss[-1], rel=1e-9, abs=1e-14)
@@ -80,9 +79,9 @@ def test_fine_tuning_re_balances_the_pre_trained_network():
     tree = lb.hierarchical_task()
     W1, W2 = start(chosen, chosen.lam_init, 8, 8, 8)
     trained = lb.exact(W1, W2, tree, np.array([0.0, chosen.first])).function[-1]
-    new_task = seq.fine_tuning_task("added feature")
+    new_task = lb.fine_tuning_task("added feature")
     for curves in result.curves:
-        A1, A2 = seq.rebalanced(trained, 8, curves.lam)
+        A1, A2 = lb.rebalanced(trained, 8, curves.lam)
         assert lb.balance(A1, A2)[0] == pytest.approx(curves.lam, abs=1e-9)
         path = lb.exact(A1, A2, new_task, curves.t)  # drawn from the re-balancing on
         np.testing.assert_allclose(curves.loss, path.loss, rtol=1e-6, atol=1e-12)

@@ -24,9 +24,8 @@ from functools import cached_property
 
 import numpy as np
 
-from . import lambda_balanced as lb
-from ._riccati import MatrixRiccati
-from ._validation import (
+from .._riccati import MatrixRiccati
+from .._validation import (
     as_array,
     as_finite_scalar,
     as_positive,
@@ -34,6 +33,16 @@ from ._validation import (
     guard_overflow,
     require_finite,
 )
+from ._exact import (
+    BALANCE_TOLERANCE,
+    LambdaBalancedTrajectory,
+    balance,
+    gradient_descent,
+    hierarchical_task,
+    random_task,
+    task_aligned_init,
+)
+from ._scenario import TASK_STREAM
 
 __all__ = [
     "FINE_TUNING_TASKS",
@@ -67,7 +76,7 @@ class TaskSequence:
     the whole sequence and the sequence's initial weights as its reference (so its kernel distance
     is measured from the very start); the concatenated fields below have time as first axis."""
 
-    phases: tuple[lb.LambdaBalancedTrajectory, ...]
+    phases: tuple[LambdaBalancedTrajectory, ...]
     #: (K,) time at which each task starts (the first at 0)
     starts: np.ndarray
     #: the weights at the end (h × dᵢ, dₒ × h), up to an h×h rotation for the exact flow
@@ -208,8 +217,8 @@ def exact_sequence(
     tasks or a duration outside (0, ``MAX_DURATION``].
     """
     W1_0, W2_0, tasks, durations = _checked(W1_0, W2_0, tasks, durations, points)
-    lam, deviation = lb.balance(W1_0, W2_0)
-    if deviation > lb.BALANCE_TOLERANCE:
+    lam, deviation = balance(W1_0, W2_0)
+    if deviation > BALANCE_TOLERANCE:
         raise ValueError(
             f"W1_0, W2_0 are not λ-balanced (relative deviation {deviation:.2e} from λI, "
             f"λ = {lam:.4g}): build them with lambda_balanced.balanced_init or "
@@ -225,7 +234,7 @@ def exact_sequence(
         first, second = factors[:, :d_in], factors[:, d_in:]  # W₁ᵀ and W₂, up to a rotation
         swap = (0, 2, 1)
         phases.append(
-            lb.LambdaBalancedTrajectory(
+            LambdaBalancedTrajectory(
                 t=start + local,
                 function=second @ first.transpose(swap),
                 rsm_in=first @ first.transpose(swap),
@@ -259,7 +268,7 @@ def descent_sequence(
     W1, W2, start, phases, starts = W1_0, W2_0, 0.0, [], []
     for k, (task, duration) in enumerate(zip(tasks, durations, strict=True)):
         steps = max(1, round(float(duration) / lr))
-        run = lb.gradient_descent(W1, W2, task, lr, steps, every=every)
+        run = gradient_descent(W1, W2, task, lr, steps, every=every)
         keep = slice(None) if k == 0 else slice(1, None)  # the start is the last phase's end
         phases.append(
             replace(
@@ -313,7 +322,7 @@ def rebalanced(function: np.ndarray, hidden: int, lam: float) -> tuple[np.ndarra
         raise ValueError(
             f"hidden must be at most min(d_in, d_out) = {values.size} to re-balance; got {hidden}."
         )
-    return lb.task_aligned_init(function, hidden, lam, values[:hidden])
+    return task_aligned_init(function, hidden, lam, values[:hidden])
 
 
 def new_feature(
@@ -364,7 +373,7 @@ def fine_tuning_task(kind: str) -> np.ndarray:
     """The hierarchy's Σyx changed as in App. D.4: an existing feature added to another item
     ("added feature": the canary gains the goldfish's species label), the top singular vector
     reversed ("reversal", :func:`reversed_task`) or every singular value doubled ("scaled")."""
-    sigma_yx = lb.hierarchical_task()
+    sigma_yx = hierarchical_task()
     if kind == "added feature":
         receiver, donor, feature = ADDED_FEATURE
         changed = sigma_yx.copy()
@@ -384,6 +393,5 @@ def random_tasks(d_in: int, d_out: int, count: int, seed: int) -> tuple[np.ndarr
     count = as_positive_int("count", count, maximum=MAX_TASKS)
     seed = as_positive_int("seed", seed, minimum=0)
     return tuple(
-        lb.random_task(d_in, d_out, (seed, lb.TASK_STREAM) + ((k,) if k else ()))
-        for k in range(count)
+        random_task(d_in, d_out, (seed, TASK_STREAM) + ((k,) if k else ())) for k in range(count)
     )
