@@ -24,6 +24,7 @@ from ...core.state import choice, integer, number, switch
 from ...core.view import View
 from . import sequence_claims as claims
 from . import sequences_plots as plots
+from .claims import FIG_5_PAPER
 
 #: hard caps that keep one request cheap whatever it asks for
 MAX_DIM = 10
@@ -328,6 +329,19 @@ def compute(controls: Controls) -> Comparison:
     )
 
 
+FIG_5C = {
+    "experiment": "one task",
+    "shape": "funnel",
+    "d_in": 4,
+    "hidden": 2,
+    "d_out": 2,
+    "lam_low": -10.0,
+    "lam_high": 0.0,
+    "count": 6,
+    "first": 100.0,
+    "scale": 0.1,
+    "seed": 1,
+}
 FIG_11 = {
     "experiment": "continual",
     "shape": "funnel",
@@ -382,6 +396,17 @@ PRESETS = (
         claim=claims.FIG_2,
         differs=claims.FIG_2_DIFFERS,
         paper_setting=claims.FIG_2_PAPER,
+    ),
+    Preset(
+        "fig-5c-funnel-delayed-rich-phase-across-lambda",
+        "Fig. 5C — a funnel's rich phase comes later the more negative λ",
+        "Funnel 4→2→2, λ from −10 to 0: the kernel distance over training.",
+        FIG_5C,
+        figure="Fig. 5C",
+        panel="kernel",
+        claim=claims.FIG_5C,
+        differs=claims.FIG_5C_DIFFERS,
+        paper_setting=FIG_5_PAPER,
     ),
     Preset(
         "fig-11-continual-learning-forgets-for-every-lambda",

@@ -186,7 +186,8 @@ PRESETS = (
     Preset(
         "fig-4-semantic-hierarchy-lambda-minus-10-tree-in-w-2-only",
         "Fig. 4 — semantic hierarchy, λ = −10: tree in W₂ only",
-        "Large first layer: W₁ᵀW₁ stays ≈ |λ|I (lazy) while W₂W₂ᵀ holds the hierarchy.",
+        "Large first layer: W₁ᵀW₁ stays ≈ |λ|I (lazy) while the small W₂W₂ᵀ holds the task's "
+        "structure, the tree's levels.",
         HIERARCHY | {"lam": -10.0, "scale": 0.1, "horizon": 5.0, "lr": 0.01},
         figure="Fig. 4",
         panel="rsm_out",
@@ -207,7 +208,7 @@ PRESETS = (
     ),
     Preset(
         "sigmoidal-singular-values-aligned-lambda-0",
-        "Sigmoidal singular values (aligned, λ = 0)",
+        "Fig. 3B — sigmoidal singular values (aligned, λ = 0)",
         "Task-aligned and small: each mode is "
         "learned in a sudden sigmoidal step, largest first (rich).",
         ALIGNED | {"lam": 0.0},
@@ -219,7 +220,7 @@ PRESETS = (
     ),
     Preset(
         "exponential-singular-values-aligned-lambda-10",
-        "Exponential singular values (aligned, λ = 10)",
+        "Fig. 3C — exponential singular values (aligned, λ = 10)",
         "Task-aligned with a large λ: every mode rises exponentially and at once (lazy).",
         ALIGNED | {"lam": 10.0, "horizon": 2.0, "lr": 0.01},
         figure="Fig. 3C",
