@@ -43,9 +43,11 @@ from ._kernels import (
     fit_feature_learning_rate,
     kernel_flow,
     kernel_flow_at,
+    pooled_power,
     power_law_exponent,
     prepare_fit,
     specialization,
+    task_power_exponent,
 )
 from ._limits import LinearLimit, admits_linear_limit, linear_limit
 from ._model import (
@@ -144,12 +146,14 @@ __all__ = [
     "ntk",
     "ntk_between",
     "outputs_and_active_units",
+    "pooled_power",
     "power_law_exponent",
     "prepare_fit",
     "regression_line",
     "scenario",
     "specialization",
     "stack",
+    "task_power_exponent",
     "teacher_student",
     "teacher_weights",
     "train",

@@ -360,18 +360,18 @@ def _bridge(scenario: nw.Scenario, t: np.ndarray) -> Bridge | None:
     return Bridge(dense, limit.loss, limit.test_loss, limit.zeta, limit.parameter_distance)
 
 
-def _exponent(values: np.ndarray) -> float:
-    found = nw.power_law_exponent(values)
-    return math.nan if found is None else found
+def _exponents(spectrum: fe.Spectrum) -> tuple[float, float]:
+    """(b, a): the eigenvalues' exponent and the task power's, pooled over (near-)equal
+    eigenvalues so that it does not depend on the order of the samples (NaN where no fit)."""
+    values = spectrum.eigenvalues
+    found = nw.power_law_exponent(values), nw.task_power_exponent(values, spectrum.power)
+    return tuple(math.nan if exponent is None else exponent for exponent in found)
 
 
 def _spectra(scenario: nw.Scenario, K0: np.ndarray, K1: np.ndarray) -> Spectra:
     y = scenario.data.y.reshape(-1)
     before, after = fe.spectrum(K0, y), fe.spectrum(K1, y)
-    exponents = tuple(
-        _exponent(values)
-        for values in (before.eigenvalues, before.power, after.eigenvalues, after.power)
-    )
+    exponents = (*_exponents(before), *_exponents(after))
     return Spectra(before.eigenvalues, before.power, after.eigenvalues, after.power, exponents)
 
 
