@@ -39,6 +39,7 @@ from ._init import SCALINGS, alpha_from_tau_delta, gaussian_init, kunin_init
 from ._kernels import (
     MAX_FIT_SIZE,
     FeatureLearningFit,
+    akgd_rate,
     equivalent_gamma,
     fit_feature_learning_rate,
     kernel_flow,
@@ -124,6 +125,7 @@ __all__ = [
     "Training",
     "active_units",
     "admits_linear_limit",
+    "akgd_rate",
     "alpha_from_tau_delta",
     "compile_training_loop",
     "data_set",

@@ -14,6 +14,7 @@ from ._model import MAX_ELEMENTS, broadcast_batch, finite_array, positive_array
 __all__ = [
     "MAX_FIT_SIZE",
     "FeatureLearningFit",
+    "akgd_rate",
     "equivalent_gamma",
     "fit_feature_learning_rate",
     "kernel_flow",
@@ -149,6 +150,26 @@ def kernel_flow_at(
     moved = np.einsum("...mp,...tp->...tm", K_cross, integrated)
     shaped = moved.reshape(*moved.shape[:-1], g0.shape[-2], d_out)
     return g0[..., None, :, :] - shaped
+
+
+def akgd_rate(K0: np.ndarray, K_final: np.ndarray) -> float:
+    """The learning-rate factor of Shan & Bordelon's aKGD (Fig. 1A): kernel gradient descent
+    with the initial NTK K₀ and a learning rate rescaled by the network's final NTK norm,
+    ``‖K_final‖_F / ‖K₀‖_F`` — their "optimistic" baseline, which grants the frozen kernel the
+    growth of the kernel's scale but none of its change of shape (docs/shan-bordelon.md,
+    "aKGD"). The flow with ``c·K₀`` is the frozen flow at times ``c·t`` (:func:`kernel_flow`:
+    K₀ and t enter only as their product), so aKGD is :func:`kernel_flow` at ``c·t``."""
+    K0 = _check_kernel("K0", K0)
+    K_final = _check_kernel("K_final", K_final)
+    if K0.shape != K_final.shape:
+        raise ValueError(
+            f"K0 and K_final must be NTKs on the same points; got shapes {K0.shape} and "
+            f"{K_final.shape}."
+        )
+    initial = float(np.linalg.norm(K0))
+    if initial == 0:
+        raise ValueError("K0 is zero: a frozen zero kernel has no learning rate to rescale.")
+    return float(np.linalg.norm(K_final)) / initial
 
 
 def specialization(K: np.ndarray, y: np.ndarray) -> np.ndarray:

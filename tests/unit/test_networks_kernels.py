@@ -412,3 +412,28 @@ def test_pooling_refuses_what_it_cannot_read():
         nw.pooled_power(np.array([1.0, 2.0]), np.array([1.0, 1.0]))
     with pytest.raises(ValueError, match="one length"):
         nw.pooled_power(np.array([2.0, 1.0]), np.array([1.0]))
+
+
+def test_akgd_is_the_frozen_flow_of_the_rescaled_kernel():
+    # aKGD (Shan & Bordelon Fig. 1A): the frozen flow with K₀ scaled by ‖K_T‖/‖K₀‖; the network
+    # view computes it as the frozen flow at rescaled times — the same thing, checked here
+    # against the flow of the scaled kernel itself, on training and test points
+    samples, tests = 6, 4
+    whole = _psd(samples + tests)
+    K0, cross = whole[:samples, :samples], whole[samples:, :samples]
+    K_final = _psd(samples) * 3.0
+    rate = nw.akgd_rate(K0, K_final)
+    assert rate == pytest.approx(np.sqrt(np.sum(K_final**2) / np.sum(K0**2)), rel=1e-13)
+    f0, y = RNG.standard_normal(samples), RNG.standard_normal(samples)
+    g0 = RNG.standard_normal(tests)
+    t = np.array([0.0, 0.5, 3.0, 20.0])
+    np.testing.assert_allclose(
+        nw.kernel_flow(K0, f0, y, rate * t), nw.kernel_flow(rate * K0, f0, y, t), rtol=1e-12
+    )
+    moved = nw.kernel_flow_at(K0, cross, f0, g0, y, rate * t)
+    scaled = nw.kernel_flow_at(rate * K0, rate * cross, f0, g0, y, t)
+    np.testing.assert_allclose(moved, scaled, rtol=1e-10)
+    with pytest.raises(ValueError, match="same points"):
+        nw.akgd_rate(K0, _psd(samples + 1))
+    with pytest.raises(ValueError, match="zero"):
+        nw.akgd_rate(np.zeros((3, 3)), _psd(3))
