@@ -4,8 +4,10 @@ view, each with the claim its card on the paper-figures page checks (:mod:`app.c
 from __future__ import annotations
 
 from ...core.presets import Preset
+from . import kunin_claims as claims
 
-#: Kunin et al. Fig. 1a: d = 2, h = 50, k = 3, n = 20; 10⁶ steps of 10⁻⁴ there, t = 100 here too
+#: Kunin et al. Fig. 1a: d = 2, h = 50, k = 3, n = 20; 10⁶ steps of 10⁻⁴ on their (1/n)Σ loss
+#: there, the same time on this engine's (1/2n)Σ loss (t = 200) here
 FIG_1A = {
     "data": "teacher",
     "d": 2,
@@ -19,10 +21,10 @@ FIG_1A = {
     "loss": "mse",
     "rate_ratio": 1.0,
     "lr": 0.02,
-    "steps": 5000,
+    "steps": 10_000,
     "seed": 0,
 }
-FIG_1A_CAPTION = "5,000 steps of 0.02 (t = 100, as the paper's 10⁶ steps of 10⁻⁴)"
+FIG_1A_CAPTION = "10,000 steps of 0.02 (t = 200, the time of the paper's 10⁶ steps of 10⁻⁴)"
 #: Kunin et al. Fig. 5: twenty ReLU neurons from f ≈ 0 on an XOR-like task
 FIG_5 = {
     "data": "xor",
@@ -59,9 +61,24 @@ FIG_6A = {
 }
 
 #: the paper-figures cards: which figure each preset draws, in which panel
-FIG_1A_CARD = {"figure": "Fig. 1a", "panel": "neurons"}
-FIG_5_CARD = {"figure": "Fig. 5", "panel": "function"}
-FIG_6A_CARD = {"figure": "Fig. 6a", "panel": "distances"}
+FIG_1A_CARD = {
+    "figure": "Fig. 1a",
+    "panel": "neurons",
+    "paper_setting": claims.FIG_1A_PAPER,
+    "differs": claims.FIG_1A_DIFFERS,
+}
+FIG_5_CARD = {
+    "figure": "Fig. 5",
+    "panel": "function",
+    "paper_setting": claims.FIG_5_PAPER,
+    "differs": claims.FIG_5_DIFFERS,
+}
+FIG_6A_CARD = {
+    "figure": "Fig. 6a",
+    "panel": "distances",
+    "paper_setting": claims.FIG_6A_PAPER,
+    "differs": claims.FIG_6A_DIFFERS,
+}
 
 PRESETS = (
     Preset(
@@ -71,6 +88,7 @@ PRESETS = (
         f"(dotted). {FIG_1A_CAPTION}.",
         FIG_1A | {"tau": 0.1, "delta": 0.0},
         **FIG_1A_CARD,
+        claim=claims.FIG_1A_RICH,
     ),
     Preset(
         "fig-1a-large-scale-lazy",
@@ -78,14 +96,17 @@ PRESETS = (
         f"τ = 2, δ = 0: the neurons hardly move, the kernel stays put. {FIG_1A_CAPTION}.",
         FIG_1A | {"tau": 2.0, "delta": 0.0},
         **FIG_1A_CARD,
+        claim=claims.FIG_1A_LAZY,
     ),
     Preset(
         "fig-1a-upstream-aligns-with-the-teacher",
         "Fig. 1a — upstream (δ = 1): aligns with the teacher",
-        f"τ = 0.1, δ = 1: rapid rich learning, the neurons snap onto the teacher's directions. "
+        f"τ = 0.1, δ = 1: rapid rich learning, the neurons that grow turn onto the teacher's "
+        f"directions. "
         f"{FIG_1A_CAPTION}.",
         FIG_1A | {"tau": 0.1, "delta": 1.0},
         **FIG_1A_CARD,
+        claim=claims.FIG_1A_UPSTREAM,
     ),
     Preset(
         "fig-1a-downstream-does-not-align",
@@ -94,22 +115,25 @@ PRESETS = (
         f"{FIG_1A_CAPTION}.",
         FIG_1A | {"tau": 0.1, "delta": -1.0},
         **FIG_1A_CARD,
+        claim=claims.FIG_1A_DOWNSTREAM,
     ),
     Preset(
         "fig-5-xor-rich-upstream",
-        "Fig. 5 — XOR, upstream: the regions move",
-        "Twenty ReLU neurons from f ≡ 0, δ = 1: the activation regions turn first, then the "
-        "function grows (the paper draws the surface in 3-D; here f and the regions' parity).",
+        "Fig. 5 — XOR, upstream: the patterns move first",
+        "Twenty ReLU neurons from f ≡ 0, δ = 1: f over the plane at the end, with the parity of "
+        "the active units (the paper draws the surface in 3-D).",
         FIG_5 | {"delta": 1.0},
         **FIG_5_CARD,
+        claim=claims.FIG_5_UPSTREAM,
     ),
     Preset(
         "fig-5-xor-lazy-downstream",
-        "Fig. 5 — XOR, downstream: the regions stay",
-        "Twenty ReLU neurons from f ≡ 0, δ = −1: the partition hardly changes; the network "
-        "fits by reweighting its neurons.",
+        "Fig. 5 — XOR, downstream: the patterns nearly stay",
+        "Twenty ReLU neurons from f ≡ 0, δ = −1: f over the plane at the end, with the parity of "
+        "the active units.",
         FIG_5 | {"delta": -1.0},
         **FIG_5_CARD,
+        claim=claims.FIG_5_DOWNSTREAM,
     ),
     Preset(
         "fig-6a-upstream-patterns-move",
@@ -118,6 +142,7 @@ PRESETS = (
         "and read-out × 3: the activation patterns and the kernel move far, the parameters little.",
         FIG_6A | {"balance": 3.0},
         **FIG_6A_CARD,
+        claim=claims.FIG_6A_UPSTREAM,
     ),
     Preset(
         "fig-6a-downstream-patterns-stay",
@@ -126,5 +151,6 @@ PRESETS = (
         "activation patterns change and the kernel moves less.",
         FIG_6A | {"balance": 1 / 3},
         **FIG_6A_CARD,
+        claim=claims.FIG_6A_DOWNSTREAM,
     ),
 )
