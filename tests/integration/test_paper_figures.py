@@ -118,7 +118,7 @@ def test_one_card_per_paper_figure_with_a_panel_of_its_view():
 
 def test_the_page_routes_with_every_card_and_the_navigation(client, dependencies):
     page = _route(client, dependencies, pf.PATH)
-    text = json.dumps(page)
+    text = json.dumps(page, ensure_ascii=False)  # claims are written with τ, γ, —
     assert "site-header" in text and "Page not found" not in text
     assert pf.INTRO in text
     ids = {n["props"].get("id") for n in _nodes(page)}
@@ -149,7 +149,7 @@ def test_every_card_links_to_its_preset_in_its_view(client, dependencies):
 
 def test_embed_mode_hides_the_chrome_and_the_intro(client, dependencies):
     page = _route(client, dependencies, pf.PATH, "?embed=1")
-    text = json.dumps(page)
+    text = json.dumps(page, ensure_ascii=False)  # claims are written with τ, γ, —
     assert "site-header" not in text and "site-footer" not in text
     assert pf.INTRO not in text
     assert not [n for n in _nodes(page) if n["type"] == "H1"]
