@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from solvers import feature_evolution as fe
+from solvers import networks as nw
 
 from ...core.downloads import Tables, columns_of
 from ...core.frames import Frames
@@ -22,6 +23,7 @@ from ...core.presets import Preset
 from ...core.state import integer, number, switch
 from ...core.view import View
 from ...ui.figures import plot_times
+from . import claims
 from . import trajectory_plots as plots
 
 #: hard caps that keep one request cheap whatever it asks for
@@ -98,8 +100,13 @@ GROUPS = (
 )
 
 #: the Fig. 2 presets' card on the paper-figures page: the loss, feature learning against a
-#: frozen kernel
-FIG_2 = {"figure": "Fig. 2", "panel": "loss"}
+#: frozen kernel, on the power-law task
+FIG_2 = {
+    "figure": "Fig. 2",
+    "panel": "loss",
+    "paper_setting": claims.FIG_2_PAPER,
+    "differs": claims.POWER_LAW_DIFFERS,
+}
 
 PRESETS = (
     Preset(
@@ -108,6 +115,7 @@ PRESETS = (
         "γ = 0.01: the kernel barely moves; loss and alignment "
         "stay those of kernel gradient descent.",
         {"gamma": 0.01, "lr": 0.5, "horizon": 1000.0},
+        claim=claims.FIG_2_KERNEL,
         **FIG_2,
     ),
     Preset(
@@ -115,6 +123,7 @@ PRESETS = (
         "Fig. 2 — near the threshold γ*",
         "γ = 0.2: K∞'s top eigenvector turns towards y; A∞ half-way between A₀ and 1.",
         {"gamma": 0.2, "lr": 0.3, "horizon": 1000.0},
+        claim=claims.FIG_2_THRESHOLD,
         **FIG_2,
     ),
     Preset(
@@ -122,16 +131,20 @@ PRESETS = (
         "Fig. 2 — strong feature learning (large γ)",
         "γ = 30: A → 1 almost at once; an exponential phase, then a power law.",
         {"gamma": 30.0, "lr": 0.005, "horizon": 1000.0},
+        claim=claims.FIG_2_STRONG,
         **FIG_2,
     ),
     Preset(
         "fig-2-a-b-spectra-before-and-after",
         "Fig. 2 A–B — spectra before and after",
-        "P = 300, γ = 1: only the top eigenvalue of K∞ "
-        "moves, the task power falls off much faster.",
+        "P = 300, γ = 1: only the top few eigenvalues of K∞ move, the task power falls off "
+        "much faster.",
         {"gamma": 1.0, "samples": 300, "descent": False, "horizon": 1e4},
         figure="Fig. 2 A–B",
         panel="spectrum",
+        claim=claims.FIG_2AB,
+        paper_setting=claims.FIG_2_PAPER,
+        differs=claims.POWER_LAW_DIFFERS,
     ),
     Preset(
         "hard-task-flat-task-power-a-1-1-b-2",
@@ -209,6 +222,8 @@ class Run:
     catch_up: float  #: when kernel gradient descent reaches the exact flow's last loss
     stable_lr: float  #: a step size below which gradient descent stays stable
     descent: Descent | None = None
+    #: the task power's exponent a along K₀'s and K∞'s eigenvectors (NaN where no fit)
+    task_exponents: tuple[float, float] = (math.nan, math.nan)
 
 
 def task(controls: Controls) -> fe.Setup:
@@ -250,6 +265,13 @@ def _descent(controls: Controls, setup: fe.Setup) -> Descent:
     return Descent(Path.of(run), steps, cap, wanted > cap)
 
 
+def task_exponent(spectrum: fe.Spectrum) -> float:
+    """a of ``v_k² ∝ k^−a`` along the spectrum's eigenvectors, pooled over equal eigenvalues
+    (:func:`solvers.networks.task_power_exponent`); NaN where there is no power law."""
+    found = nw.task_power_exponent(spectrum.eigenvalues, spectrum.power)
+    return math.nan if found is None else found
+
+
 def compute(controls: Controls) -> Run:
     setup = task(controls)
     gamma, eta = controls.gamma, controls.eta
@@ -266,6 +288,7 @@ def compute(controls: Controls) -> Run:
         catch_up=fe.kernel_descent_time(setup.initial, float(rich.loss[-1]), eta=eta),
         stable_lr=fe.stable_lr(setup.K0, setup.y, eta=eta, gamma=gamma),
         descent=_descent(controls, setup) if controls.descent else None,
+        task_exponents=(task_exponent(setup.initial), task_exponent(final)),
     )
 
 
