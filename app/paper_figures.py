@@ -129,12 +129,12 @@ def _groups() -> list[tuple[Paper, tuple[View, ...], list[Card]]]:
     papers in navigation order, then any paper a preset names for itself."""
     papers: dict[Paper, tuple[list[View], list[Card]]] = {}
     for model in MODELS:
-        papers.setdefault(model.PAPER, ([], []))
-        for view in model.VIEWS:
+        papers.setdefault(model.paper, ([], []))
+        for view in model.views:
             for preset in view.presets:
                 if preset.figure is None:
                     continue
-                views, cards = papers.setdefault(preset.paper or model.PAPER, ([], []))
+                views, cards = papers.setdefault(preset.paper or model.paper, ([], []))
                 if view not in views:
                     views.append(view)
                 cards.append(Card(view, preset))

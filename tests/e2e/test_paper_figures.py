@@ -3,11 +3,16 @@ card's link opens its figure's setup in the interactive view (by mouse and by ke
 
 from __future__ import annotations
 
+import subprocess
+import time
+from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
 import pytest
+import requests
 
 from app import paper_figures as pf
+from tests import servers
 from tests.e2e.conftest import screenshot
 from tests.e2e.test_browser import TIMEOUT, wait_for_graphs
 
@@ -101,3 +106,34 @@ def test_embedded_page_has_no_chrome_and_links_work_from_the_keyboard(page, live
     assert urlparse(page.url).path == card.view.path
     assert parse_qs(urlparse(page.url).query).get("embed") == ["1"]
     assert page.locator(".site-header").count() == 0
+
+
+def _precompute(server_pid: int) -> list[int]:
+    found = subprocess.run(
+        ["pgrep", "-f", f"app.precompute {server_pid}"], capture_output=True, text=True
+    ).stdout
+    return [int(pid) for pid in found.split()]
+
+
+def _wait(condition, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.2)
+    return condition()
+
+
+@pytest.mark.slow
+def test_the_server_computes_every_card_beside_itself_and_takes_it_along_when_it_stops():
+    with servers.gunicorn({"PAPER_FIGURES_WARM_UP": "1"}) as (url, server):
+        assert _wait(lambda: _precompute(server.pid), 30), "no card computation started"
+        assert _wait(lambda: not _precompute(server.pid), 900), "the cards took too long"
+        for card in pf.CARDS:
+            answer = requests.get(f"{url}/{pf.CARD_ROUTE}{card.key}", timeout=30).json()
+            assert answer["message"] is None and answer["claim"]["holds"], card.key
+    with servers.gunicorn({"PAPER_FIGURES_WARM_UP": "1"}) as (url, server):
+        assert _wait(lambda: _precompute(server.pid), 30)
+        pids = _precompute(server.pid)
+    # the server has stopped: its card computation must not carry on without it
+    assert _wait(lambda: not any(Path(f"/proc/{pid}").exists() for pid in pids), 10)

@@ -12,7 +12,7 @@ import pytest
 from app import create_app
 from app import paper_figures as pf
 from app.config import Settings
-from app.views import VIEWS
+from app.views import BY_KEY, VIEWS
 from solvers import lambda_balanced as lb
 from solvers import single_neuron as sn
 from tests.dash_client import payload
@@ -118,7 +118,7 @@ def test_one_card_per_paper_figure_with_a_panel_of_its_view():
 
 def test_the_page_routes_with_every_card_and_the_navigation(client, dependencies):
     page = _route(client, dependencies, pf.PATH)
-    text = json.dumps(page, ensure_ascii=False)  # claims are written with τ, γ, —
+    text = json.dumps(page, ensure_ascii=False)
     assert "site-header" in text and "Page not found" not in text
     assert pf.INTRO in text
     ids = {n["props"].get("id") for n in _nodes(page)}
@@ -129,7 +129,7 @@ def test_the_page_routes_with_every_card_and_the_navigation(client, dependencies
     nav = [n["props"] for n in _nodes(page) if "nav-link" in str(n["props"].get("className"))]
     assert any(n.get("href") == pf.PATH and "active" in n["className"] for n in nav)
     # and every other page links to it
-    other = _route(client, dependencies, VIEWS[0].path)
+    other = _route(client, dependencies, BY_KEY["single-neuron"].path)
     assert any(n["props"].get("href") == pf.PATH for n in _nodes(other))
 
 
@@ -149,7 +149,7 @@ def test_every_card_links_to_its_preset_in_its_view(client, dependencies):
 
 def test_embed_mode_hides_the_chrome_and_the_intro(client, dependencies):
     page = _route(client, dependencies, pf.PATH, "?embed=1")
-    text = json.dumps(page, ensure_ascii=False)  # claims are written with τ, γ, —
+    text = json.dumps(page, ensure_ascii=False)
     assert "site-header" not in text and "site-footer" not in text
     assert pf.INTRO not in text
     assert not [n for n in _nodes(page) if n["type"] == "H1"]

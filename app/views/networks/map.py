@@ -296,8 +296,9 @@ def compute_job(controls: Controls, report: Report) -> Map:
     return Map(taus, deltas, rates, steps, **{"test_loss": None} | joined)
 
 
-#: what the map keeps of each network's records: the values at the end
-ENDS = ("loss", "test_loss", "kernel_distance", "activation_distance", "parameter_distance")
+#: what the map keeps of each network's records (:data:`solvers.networks.RECORDED`): the
+#: values at the end of those with one value per step
+ENDS = tuple(name for name in nw.RECORDED if name not in ("alignment", "kernel_norm", "zeta"))
 
 
 def _ends(run: nw.Training) -> dict[str, np.ndarray]:

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from solvers import single_neuron as sn
+from solvers.metrics import on_saddle
 
 from ...core.clicks import ClickPoint, Link, nearest_index
 from ...core.downloads import Tables
@@ -117,7 +118,7 @@ class Map:
 
     @property
     def near_saddle(self) -> int:
-        return int(np.count_nonzero(self.portrait.saddle_margin < 1e-12))
+        return int(np.count_nonzero(on_saddle(self.portrait.saddle_margin)))
 
 
 def compute(controls: Controls) -> Map:

@@ -8,10 +8,11 @@ The maths is :mod:`solvers.single_neuron` (docs/theory.md §1); the plots are
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from solvers import single_neuron as sn
+from solvers import step_budget
+from solvers.metrics import on_saddle
 
 from ...core.downloads import Tables, columns_of
 from ...core.frames import Frames
@@ -189,15 +190,8 @@ def _setup(controls: Controls) -> sn.Setup:
 
 
 def _descent(controls: Controls, setup: sn.Setup) -> tuple[sn.SingleNeuronTrajectory, str | None]:
-    steps = math.ceil(controls.horizon / controls.lr)
-    note = None
-    if steps > MAX_DESCENT_STEPS:
-        note = (
-            f"Gradient descent is limited to {MAX_DESCENT_STEPS:,} steps: with step size "
-            f"{controls.lr:g} it reaches t = {MAX_DESCENT_STEPS * controls.lr:.3g}, "
-            "not the horizon."
-        )
-        steps = MAX_DESCENT_STEPS
+    budget = step_budget(controls.horizon, controls.lr, MAX_DESCENT_STEPS)
+    steps = budget.steps
     a0, w0 = setup.start(controls.tau, controls.delta, controls.sign)
     run = sn.gradient_descent(
         a0,
@@ -209,7 +203,7 @@ def _descent(controls: Controls, setup: sn.Setup) -> tuple[sn.SingleNeuronTrajec
         eta_w=setup.eta_w,
         every=max(1, steps // DESCENT_POINTS),
     )
-    return run, note
+    return run, budget.note(controls.lr)
 
 
 def compute(controls: Controls) -> Run:
@@ -269,7 +263,7 @@ def notes(controls: Controls, run: Run) -> list[str]:
             f"Gradient descent diverged at step {run.descent.diverged_at} (step size "
             f"{controls.lr:g} is too large for this initialisation); its markers stop there."
         )
-    if run.exact.saddle_margin < 1e-8:
+    if on_saddle(run.exact.saddle_margin):
         messages.append(
             "This start lies on the stable manifold of the saddle at the origin: the exact flow "
             "ends there, while any simulation escapes after a delay set by rounding."
