@@ -120,4 +120,13 @@ PRESETS = (
         claim=claims.FIG_6_DEEPER,
         **FIG_6_CARD,
     ),
+    Preset(
+        "fig-6-depth-5-alignment-and-gamma",
+        "Fig. 6 — depth 5: earlier and higher still",
+        "A five-layer ReLU MLP on the same digits (the paper's deepest): the alignment rises "
+        "earlier and ends higher, the fitted γ is larger than at depths 2 and 4.",
+        FIG_6 | {"depth": 5},
+        claim=claims.FIG_6_DEEPER,
+        **FIG_6_CARD,
+    ),
 )
