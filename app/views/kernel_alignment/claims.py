@@ -80,7 +80,7 @@ def _strong(controls: Any, run: Run) -> Evidence:
         ),
         Evidence(
             0.5 < power < 3 and ratio > 100,
-            f"from t = 1 to 10 it falls as t^−{num(power, '.2g')}; at t = "
+            f"from t = 1 to 10 its log–log slope is −{num(power, '.2g')}; at t = "
             f"{num(float(exact.t[-1]))} it is {num(ratio, '.2g')}× below kernel gradient descent",
         ),
     )
@@ -268,12 +268,13 @@ FIG_2_PAPER = (
 DIGITS_DIFFERS = (
     "300 of the bundled 8 × 8 digits (all ten, even against odd) instead of 1 000 MNIST "
     "images; the same kernel, the infinite-width depth-3 ReLU NTK in closed form — three weight "
-    "layers, σ_w = 1, no biases (the paper gives neither) — so γ* ≈ 0.09 here against ≈ 0.3 "
+    "layers, unit weight scale, no biases (the paper gives neither) — so γ* ≈ 0.09 here "
+    "against ≈ 0.3 "
     "there. One γ per card where the paper draws several (the view sweeps γ from 10⁻³ to 10³)."
 )
 POWER_LAW_DIFFERS = (
-    "A synthetic power-law task instead of the MNIST NTK: K₀ has eigenvalues k^−1.2 along "
-    "random orthonormal eigenvectors and the target power k^−1.5 along them, P = 64 (300 for "
-    "the spectra); γ* is that task's, not MNIST's. The digits cards of Fig. 2 use the NTK "
-    "itself."
+    "A synthetic power-law task instead of the MNIST NTK: K₀'s k-th eigenvalue is k⁻¹·², along "
+    "random orthonormal eigenvectors, and the target's power along the k-th is k⁻¹·⁵; P = 64 "
+    "(300 for the spectra); γ* is that task's, not MNIST's. The digits cards of Fig. 2 use the "
+    "NTK itself."
 )
