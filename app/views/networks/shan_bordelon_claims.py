@@ -65,12 +65,13 @@ FIG_1A_PAPER = (
     "and aKGD, KGD with the learning rate rescaled by the final NTK's norm; five seeds."
 )
 FIG_1A_DIFFERS = (
-    "Width 50 on 300 of the 8 × 8 digits, 4 against 9 (y = ±1), full-batch gradient descent to "
-    "t = 1 000, one seed. Here the NTK's norm falls a little (× 0.86), so aKGD is slower than "
+    "Width 50 on 300 of the 8 × 8 digits, 4 against 9 (y = ±1), full-batch gradient descent "
+    "(2 500 steps of 0.4) to t = 1 000, one seed. Here the NTK's norm falls a little (× 0.83), "
+    "so aKGD is slower than "
     "KGD rather than the optimistic baseline of the paper, where it grows; with smaller initial "
     "weights (σ = 0.5) the norm grows × 2.2 and aKGD catches up with the network's training "
     "loss, though not its test loss. The training loss's lead over KGD varies with the seed "
-    "(1.1–1.9× over seeds 0–3; on 200 images some seeds end above KGD); the test loss's lead "
+    "(1.1–1.8× over seeds 0–3; on 200 images some seeds end above KGD); the test loss's lead "
     "held in every seed tried."
 )
 
@@ -117,7 +118,7 @@ FIG_1DE_DIFFERS = (
     "ten classes, seeds 0–3; level in one seed): the top eigenvalues grow against the tail. It "
     "fell a little only in the standard scaling (1.88 → 1.81, where a fell too) and for tanh "
     "(2.65 → 2.36, with hardly any feature learning: A 0.15 → 0.18). The fitted a, a line "
-    "through a noisy task power, rises in this seed and one other of four but falls in two; "
+    "through a noisy task power, rises in this seed and two others of four but falls in one; "
     "the power's move into the top eigenvectors holds in all four. Both exponents are fitted "
     "over the resolved ranks, the power of equal eigenvalues pooled."
 )
@@ -168,9 +169,9 @@ FIG_4_PAPER = (
 )
 FIG_4_DIFFERS = (
     "Width 100 on 50 of the 8 × 8 digits (five or so per class; n·10 ≤ 1 000 keeps the NTK "
-    "tractable), σ = 0.5 (smaller initial weights: more feature learning in 5 000 full-batch "
+    "tractable), σ = 0.5 (smaller initial weights: more feature learning in 3 000 full-batch "
     "steps). The diagonal stands out on average in every seed tried (0–2: 1.34–1.37 against "
-    "0.96), but a class's own kernel is the best aligned with it in only 4 to 8 of the ten "
+    "0.96), but a class's own kernel is the best aligned with it in only 4 to 7 of the ten "
     "columns."
 )
 

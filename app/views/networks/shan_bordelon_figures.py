@@ -27,9 +27,10 @@ DIGITS_NTK = {
     "seed": 0,
 }
 #: Fig. 1: 300 of the 361 fours and nines (the other 61 test it), trained to t = 1 000 — long
-#: enough for the kernel's alignment to pay off against the frozen NTK
-FIG_1 = DIGITS_NTK | {"n": 300, "n_test": 61, "width": 50, "steps": 5000}
-#: Fig. 4: ten outputs; smaller initial weights learn more features in 5 000 steps
+#: enough for the kernel's alignment to pay off against the frozen NTK (steps of 0.4 follow the
+#: steps of 0.2 to within a few per cent, in half the time)
+FIG_1 = DIGITS_NTK | {"n": 300, "n_test": 61, "width": 50, "lr": 0.4, "steps": 2500}
+#: Fig. 4: ten outputs; smaller initial weights learn more features in 3 000 steps
 FIG_4 = DIGITS_NTK | {
     "classes": "ten",
     "n": 50,
@@ -37,7 +38,7 @@ FIG_4 = DIGITS_NTK | {
     "width": 100,
     "sigma": 0.5,
     "lr": 2.0,
-    "steps": 5000,
+    "steps": 3000,
 }
 #: Fig. 6: the same digits and steps at every depth
 FIG_6 = DIGITS_NTK | {"width": 50, "seed": 1}
