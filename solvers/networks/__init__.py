@@ -13,6 +13,8 @@ Every array may carry leading batch axes, so a whole τ × δ grid of networks (
   (Shan & Bordelon's γ);
 * data sets :func:`teacher_student`, :func:`xor`, :func:`two_gaussians`,
   :func:`regression_line`, :func:`digits`;
+* :func:`sweep_widths`, :func:`sweep_scale`, :func:`sweep_sigma` (Xu & Ziyin's sweeps of ReLU
+  networks over width, initial scale and σ);
 * :func:`linear_limit` (the exact finite-width solution a linear network tends to) and
   :func:`scenario` (the data, network and training settings a dashboard view poses).
 """
@@ -39,13 +41,16 @@ from ._init import SCALINGS, alpha_from_tau_delta, gaussian_init, kunin_init
 from ._kernels import (
     MAX_FIT_SIZE,
     FeatureLearningFit,
+    akgd_rate,
     equivalent_gamma,
     fit_feature_learning_rate,
     kernel_flow,
     kernel_flow_at,
+    pooled_power,
     power_law_exponent,
     prepare_fit,
     specialization,
+    task_power_exponent,
 )
 from ._limits import LinearLimit, admits_linear_limit, linear_limit
 from ._model import (
@@ -72,6 +77,21 @@ from ._scenario import (
     data_set,
     layer_rates,
     scenario,
+)
+from ._sweeps import (
+    MAX_SWEEP_VALUES,
+    SWEEP_BASE_WIDTH,
+    SWEEP_KAPPA,
+    SWEEP_ROWS,
+    Setting,
+    Sweep,
+    scale_setting,
+    sigma_rates,
+    sweep_scale,
+    sweep_sigma,
+    sweep_widths,
+    sweep_work,
+    width_setting,
 )
 from ._train import (
     CHUNK_BUDGET,
@@ -109,11 +129,15 @@ __all__ = [
     "MAX_RECORDED_WEIGHTS",
     "MAX_RECORDS",
     "MAX_SAMPLES",
+    "MAX_SWEEP_VALUES",
     "MAX_TRAIN_STEPS",
     "MAX_WIDTH",
     "MAX_WORK",
     "RECORDED",
     "SCALINGS",
+    "SWEEP_BASE_WIDTH",
+    "SWEEP_KAPPA",
+    "SWEEP_ROWS",
     "WEIGHT_STREAM",
     "Data",
     "FeatureLearningFit",
@@ -121,9 +145,12 @@ __all__ = [
     "LinearLimit",
     "Network",
     "Scenario",
+    "Setting",
+    "Sweep",
     "Training",
     "active_units",
     "admits_linear_limit",
+    "akgd_rate",
     "alpha_from_tau_delta",
     "compile_training_loop",
     "data_set",
@@ -146,16 +173,25 @@ __all__ = [
     "ntk",
     "ntk_between",
     "outputs_and_active_units",
+    "pooled_power",
     "power_law_exponent",
     "prepare_fit",
     "regression_line",
+    "scale_setting",
     "scenario",
+    "sigma_rates",
     "specialization",
     "stack",
+    "sweep_scale",
+    "sweep_sigma",
+    "sweep_widths",
+    "sweep_work",
+    "task_power_exponent",
     "teacher_student",
     "teacher_weights",
     "train",
     "training_work",
     "two_gaussians",
+    "width_setting",
     "xor",
 ]

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from solvers import single_neuron as sn
-from solvers import single_neuron_low_rank as lr
+from solvers.single_neuron import low_rank as lr
 from tests import flows
 
 #: Kunin et al. App. D.2, Fig. 4b: XᵀX, β*, β₀

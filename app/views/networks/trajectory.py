@@ -73,7 +73,7 @@ class Controls:
     )
     n_test: int = integer("test points", 200, 0, 1000)
     activation: str = choice("activation", "relu", nw.ACTIVATIONS, ACTIVATION_LABELS)
-    depth: int = integer("depth (weight layers)", 2, 2, 4)
+    depth: int = integer("depth (weight layers)", 2, 2, 6)
     width: int = integer("width (hidden units per layer)", 50, 2, 200, step=2)
     tau: float = number(
         "scale τ (Kunin)", 0.1, 0.01, 10.0, log=True, help="|aᵢ|‖wᵢ‖ = τ² for every neuron"
@@ -292,6 +292,15 @@ def tables(controls: Controls, run: Run) -> Tables:
         found["exact kernel gradient descent (frozen NTK)"] = _present(
             {"t": curves.t, "loss": baseline.loss, "test_loss": baseline.test_loss}
         )
+        if baseline.rescaled_loss is not None:
+            found["aKGD (frozen NTK, rate rescaled by the final NTK norm)"] = _present(
+                {
+                    "t": curves.t,
+                    "rate": np.full(curves.t.size, baseline.rescale),
+                    "loss": baseline.rescaled_loss,
+                    "test_loss": baseline.rescaled_test_loss,
+                }
+            )
     if run.bridge is not None:
         found["exact finite width (linear limit)"] = _present(
             columns_of(run.bridge, ("t", "loss", "test_loss", "zeta", "parameter_distance"))

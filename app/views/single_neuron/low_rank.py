@@ -3,7 +3,7 @@
 One data point ``x`` with label ``y`` gives ``XᵀX = xxᵀ`` of rank one: every β on the line
 ``xᵀβ = y`` fits it, and the conserved δ decides which one gradient flow reaches. The view draws
 the β paths of several δ from one β₀, the interpolating line, Theorem 3.1's end points and its
-δ → ±∞ limits. The maths is :mod:`solvers.single_neuron_low_rank`
+δ → ±∞ limits. The maths is :mod:`solvers.single_neuron.low_rank`
 (docs/theory_low_rank.md); the plots are :mod:`.low_rank_plots`.
 """
 
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from solvers import single_neuron as sn
-from solvers import single_neuron_low_rank as lr
+from solvers.single_neuron import low_rank as lr
 
 from ...core.downloads import Tables
 from ...core.frames import Frames

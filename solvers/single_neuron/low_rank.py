@@ -33,9 +33,9 @@ from functools import cached_property
 import numpy as np
 from scipy.integrate import solve_ivp
 
-from . import single_neuron as sn
-from ._descent import run_descent
-from ._validation import (
+from .. import single_neuron as sn
+from .._descent import run_descent
+from .._validation import (
     as_array,
     as_finite_scalar,
     as_positive,
@@ -235,7 +235,7 @@ def gradient_flow(
     a, p = flow(a0, problem.in_range(w0), problem, times, eta_a, eta_w)
     # w keeps its null-space part (1.4)
     w = w0 + (p - problem.in_range(w0)) @ problem.range_basis.T
-    require_finite("single_neuron_low_rank.gradient_flow", a, w)
+    require_finite("single_neuron.low_rank.gradient_flow", a, w)
     delta = float(conserved_delta(a0, w0, eta_a=eta_a, eta_w=eta_w))
     return LowRankTrajectory(times, a, w, problem, eta_a, eta_w, delta, method)
 
