@@ -166,8 +166,7 @@ def control(view: str, spec: Field, value: Any, *, readonly: bool = False) -> ht
             )
         ]
     attributes = {"data-label": label_id} if spec.kind != "bool" else {}
-    # what a course page's message may set it to (assets/app.js: a value of the right type),
-    # found by name even before the slider's own code has loaded and drawn it
+    # what a course page's message may set, by name, even before the slider is drawn (app.js)
     attributes |= {"data-field": spec.kind, "data-control": spec.name}
     if spec.kind == "choice":
         attributes |= {"role": "radiogroup", "aria-labelledby": label_id}
