@@ -110,13 +110,22 @@ def frame_of(tab, ident: str = "app"):
 
 
 def drawn(frame, graph: str) -> None:
-    """Wait until the frame's plot ``graph`` has been drawn from an answer."""
-    frame.wait_for_function(
-        """selector => { const g = document.querySelector(selector);
-                          return g && g._fullData && g._fullData.length > 0; }""",
-        arg=f"#{KEY}-graph-{graph} .js-plotly-plot",
-        timeout=WAIT_MS,
-    )
+    """Wait until the frame's plot ``graph`` has been drawn from an answer; else say what the
+    frame holds."""
+    try:
+        frame.wait_for_function(
+            """selector => { const g = document.querySelector(selector);
+                              return g && g._fullData && g._fullData.length > 0; }""",
+            arg=f"#{KEY}-graph-{graph} .js-plotly-plot",
+            timeout=WAIT_MS,
+        )
+    except Exception as error:
+        found = frame.evaluate(
+            """() => ({state: document.readyState, view: Boolean(document.querySelector('.view')),
+                       messages: (document.querySelector('[id$=-messages]') || {}).textContent,
+                       busy: document.querySelectorAll('[aria-busy=true]').length})"""
+        )
+        raise AssertionError(f"{graph} not drawn in {frame.url}: {found}") from error
 
 
 CONTENT_HEIGHT = "Math.ceil(document.documentElement.getBoundingClientRect().height)"
@@ -346,6 +355,9 @@ def test_a_lesson_in_a_course_page_sizes_itself_and_its_buttons_move_its_figures
     lesson = app + "/lessons/balance-decides-lazy-or-rich"
     tab.goto(course_page(course, app, frame_tag(lesson, "lesson")))
     page = frame_of(tab, "lesson")
+    # the reader scrolls to the figure: its frame loads lazily (loading="lazy"), as a course
+    # page's frames below the fold should
+    page.locator("iframe#regimes").scroll_into_view_if_needed(timeout=WAIT_MS)
     figure = page.wait_for_selector("iframe#regimes").content_frame()
     drawn(figure, "kernel")
     fits(page, figure, "regimes")
