@@ -1,11 +1,13 @@
 """Guided lessons: a page of short text per paper whose live figures follow the text.
 
-Each lesson is a plain HTML file beside this module (``lessons/<slug>.html``): its figures are
-embedded views (``<iframe>`` with the embed flags of docs/embedding.md), its buttons and its
-"predict, then look" prompts set the figures' state through ``/embed.js``'s attributes
-(``data-lazy-rich-set``, ``data-lazy-rich-play``, …). The files are templates for instructors:
-``{{app}}`` stands for the app's address, filled in when the page is served (a path) or
-downloaded (``?download=1``: the full address, ready to adapt and put on a course page).
+Each lesson's text is a plain HTML file beside this module (``lessons/<slug>.html``, the
+page's ``<main>``): its figures are embedded views (``<iframe>`` with the embed flags of
+docs/embedding.md), its buttons and its "predict, then look" prompts set the figures' state
+through ``/embed.js``'s attributes (``data-lazy-rich-set``, ``data-lazy-rich-play``, …).
+:func:`page` puts it in the page every lesson shares (the stylesheet, a note for instructors,
+the script). The pages are templates for instructors: ``{{app}}`` stands for the app's address,
+filled in when the page is served (a path) or downloaded (``?download=1``: the full address,
+ready to adapt and put on a course page).
 
 What a lesson says of its figures is checked on the views' own computed results
 (tests/integration/test_lessons.py), as the paper cards' claims are.
@@ -17,7 +19,16 @@ import html
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["BY_SLUG", "LESSONS", "PLACEHOLDER", "STYLESHEET", "Lesson", "not_found", "page"]
+__all__ = [
+    "BY_SLUG",
+    "LESSONS",
+    "PLACEHOLDER",
+    "STYLESHEET",
+    "TEMPLATE_NOTE",
+    "Lesson",
+    "not_found",
+    "page",
+]
 
 FOLDER = Path(__file__).with_name("lessons")
 STYLESHEET = FOLDER / "lesson.css"
@@ -42,6 +53,10 @@ class Lesson:
         """The lesson's address below the app's."""
         return f"/lessons/{self.slug}"
 
+    def page_title(self) -> str:
+        """The browser's title: the lesson's, and whose paper it follows."""
+        return f"{self.title} — a lesson after {self.paper.split(',')[0]}"
+
 
 LESSONS: tuple[Lesson, ...] = (
     Lesson(
@@ -50,6 +65,13 @@ LESSONS: tuple[Lesson, ...] = (
         "Kunin et al., Get rich quick",
         "One neuron, one conserved quantity δ: set it, predict the kernel's motion, and watch "
         "the path in function space.",
+    ),
+    Lesson(
+        "the-architecture-decides-which-lambda-is-lazy",
+        "The architecture decides which λ is lazy",
+        "Dominé et al., From lazy to rich",
+        "A funnel and its mirror image, one conserved λ: which sign learns lazily, and which "
+        "waits and then learns its features.",
     ),
 )
 BY_SLUG = {lesson.slug: lesson for lesson in LESSONS}
@@ -61,18 +83,37 @@ def page(slug: str, base: str) -> str | None:
     if not slug:
         return _index(base)
     lesson = BY_SLUG.get(slug)
-    return lesson.file.read_text().replace(PLACEHOLDER, base) if lesson else None
+    if lesson is None:
+        return None
+    text = lesson.file.read_text().replace(PLACEHOLDER, base)
+    bar = f' · <a href="{base}/lessons">Lessons</a>'
+    return _shell(lesson.page_title(), base, text, bar=bar, note=TEMPLATE_NOTE, script=True)
 
 
-def _shell(title: str, base: str, body: str) -> str:
+#: what an instructor who downloads a lesson reads first
+TEMPLATE_NOTE = """<!--
+  A lesson of the lazy-vs-rich explorer, and a template for your own course page.
+  Keep the <iframe>s (their links choose what each figure shows: docs/embedding.md), the
+  buttons and <details> with data-lazy-rich-* attributes (they set the figure's state), and the
+  <script> at the end (it sizes the frames and runs the buttons). Change the text.
+  What this page says of its figures is checked on their data (tests/integration/test_lessons.py).
+-->
+"""
+
+
+def _shell(
+    title: str, base: str, body: str, *, bar: str = "", note: str = "", script: bool = False
+) -> str:
     return (
         '<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         '<meta name="color-scheme" content="light dark">\n'
         f"<title>{html.escape(title)}</title>\n"
-        f'<link rel="stylesheet" href="{base}/lessons/lesson.css">\n</head>\n<body>\n'
-        f'<header class="lesson-bar"><a href="{base}/">Lazy vs rich, exactly</a></header>\n'
-        f"<main>\n{body}\n</main>\n</body>\n</html>\n"
+        f'<link rel="stylesheet" href="{base}/lessons/lesson.css">\n</head>\n<body>\n{note}'
+        f'<header class="lesson-bar"><a href="{base}/">Lazy vs rich, exactly</a>{bar}</header>\n'
+        f"<main>\n{body}\n</main>\n"
+        + (f'<script src="{base}/embed.js" async></script>\n' if script else "")
+        + "</body>\n</html>\n"
     )
 
 

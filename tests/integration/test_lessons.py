@@ -99,3 +99,35 @@ def test_the_paths_lesson_says_what_its_figure_shows(cache):
     assert preset.claim is not None
     evidence = preset.claim.evaluate(state.controls, view.results(cache, state.controls).result)
     assert evidence.holds, evidence.found
+
+
+def _driven(cache: ResultCache, slug: str, ident: str, values: dict):
+    """(the state a lesson's button or prompt leads its figure ``ident`` to, its result)."""
+    view, query = _view(_parts(lessons.BY_SLUG[slug]).frames[ident])
+    start = view.parse_link("?" + query).controls
+    controls = view.spec.with_overrides({**asdict(start), **values})
+    return view, controls, view.results(cache, controls).result
+
+
+def test_the_lambda_lesson_s_buttons_lead_to_paper_cards_whose_claims_hold(cache):
+    """Every state a button of the-architecture-decides-which-lambda-is-lazy.html leads to is
+    a Fig. 5 card's set-up, and the card's checked claim holds; the text's own numbers too."""
+    slug = "the-architecture-decides-which-lambda-is-lazy"
+    parts = _parts(lessons.BY_SLUG[slug])
+    shown = {}
+    for ident, values in [*((i, {}) for i in parts.frames), *parts.drivers]:
+        view, controls, result = _driven(cache, slug, ident, values)
+        card = next(
+            p for p in view.presets if view.spec.with_overrides(p.values) == controls
+        )  # StopIteration: a state that is no card's
+        evidence = card.claim.evaluate(controls, result)
+        assert evidence.holds, (card.slug, evidence.found)
+        shown[(controls.shape, controls.lam)] = result.exact
+    lazy, late = shown[("funnel", 10.0)], shown[("funnel", -10.0)]
+    assert np.max(lazy.kernel_distance) < 1e-4  # "S stays below 10⁻⁴"
+    assert value_at(lazy.t, lazy.loss, 1.0) / lazy.loss[0] < 1e-8  # "a billionth by t = 1"
+    assert value_at(late.t, late.loss, 1.0) / late.loss[0] < 0.5  # "more than half"
+    final = late.kernel_distance[-1]
+    assert 0.4 < final < 0.5  # "about 0.46"
+    assert crossing_time(late.t, late.kernel_distance, final / 2) > 10  # "only after t = 10"
+    assert np.max(shown[("inverted funnel", -10.0)].kernel_distance) < 1e-5  # "below 10⁻⁵"
