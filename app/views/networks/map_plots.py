@@ -71,7 +71,7 @@ def draw_test_loss(controls: Controls, result: Map) -> Figure:
         result,
         logs,
         "log₁₀ test loss",
-        colorscale="Blues_r",
+        colorscale=fig.LOSS_SCALE,
         zmax=float(np.max(logs)) if math.isfinite(float(np.max(logs))) else None,
         hover="δ = %{x:.3g}, τ = %{y:.3g}: log₁₀ test loss = %{z:.3g}",
     )
@@ -84,7 +84,7 @@ def draw_activation(controls: Controls, result: Map) -> Figure:
         result.activation_distance,
         "patterns changed",
         zmin=0.0,
-        colorscale="Magma",
+        colorscale=fig.MAGMA,
         hover="δ = %{x:.3g}, τ = %{y:.3g}: %{z:.1%} of the patterns changed",
     )
 
