@@ -23,7 +23,7 @@ from .core.page import Page
 from .core.state import EMBED, query_pairs
 from .memory import keep_freed_memory
 from .ui import components
-from .views import BY_KEY, MAPS, VIEWS
+from .views import BY_KEY, MAPS, PAPERS, VIEWS
 
 __all__ = ["create_app"]
 
@@ -115,6 +115,7 @@ def navigation(link: Callable[[str], str]) -> components.Navigation:
         views=tuple(item(v.nav_title, link(v.path)) for v in VIEWS if not v.is_map),
         maps=tuple(item(v.nav_title, link(v.path)) for v in MAPS),
         pages=tuple(item(p.nav_title, link(p.path)) for p in PAGES),
+        papers=tuple((paper.authors, paper.title) for paper in PAPERS),
     )
 
 

@@ -42,8 +42,21 @@ def _horizon(u0, W0, x, y, gamma, eta_u, eta_w, cap):
 
 
 @SETTINGS
-@given(configurations(), st.sampled_from([10.0, 1e3, 1e4]))
+@given(configurations(widths=(1, 3, 10, 100)), st.sampled_from([10.0, 1e3]))
 def test_exact_matches_ode(config, cap):
+    """Widths to 100 and horizons to 10³ (the long haul, widths to 1000 and horizons to 10⁴,
+    is the slow test below)."""
+    _check_against_ode(config, cap)
+
+
+@pytest.mark.slow
+@SETTINGS
+@given(configurations(), st.sampled_from([10.0, 1e3, 1e4]))
+def test_exact_matches_ode_wide_and_long(config, cap):
+    _check_against_ode(config, cap)
+
+
+def _check_against_ode(config, cap):
     u0, W0, x, y, gamma, eta_u, eta_w = config
     horizon = _horizon(*config, cap)
     t = np.concatenate([[0.0], np.geomspace(horizon * 1e-4, horizon, 60)])

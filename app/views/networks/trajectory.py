@@ -13,6 +13,7 @@ docs/theory.md §2 for the linear limit, §4 for the feature-learning rate); the
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,14 +23,12 @@ from solvers import networks as nw
 
 from ...core.downloads import Tables, columns_of
 from ...core.frames import Frames
-from ...core.presets import Preset
 from ...core.state import choice, integer, number, switch
 from ...core.view import View
-from ..finite_width import PAPER as XU_ZIYIN
-from ..kernel_alignment import PAPER as SHAN_BORDELON
 from ..kernel_alignment import trajectory as alignment_view
+from . import kunin_figures, shan_bordelon_figures, xu_ziyin_figures
 from . import trajectory_plots as plots
-from .results import RECORDS, Run, build, compute, compute_job
+from .results import RECORDS, Run, build, compute, compute_job, sizes
 
 #: the play bar's frames: every recorded step
 FRAMES = RECORDS
@@ -124,6 +123,14 @@ class Controls:
     seed: int = integer("seed", 0, 0, 999, help="Draws the data and, separately, the weights")
     log_time: bool = switch("logarithmic time axis", True, physics=False)
 
+    def within_limits(self) -> tuple[Controls, tuple[str, ...]]:
+        """n and the test points within the view's caps (:func:`results.sizes`): the values
+        used, which the controls and the link then show (app/core/state.py, ``LIMITS``)."""
+        n, n_test, notes = sizes(self)
+        if (n, n_test) == (self.n, self.n_test):
+            return self, ()
+        return dataclasses.replace(self, n=n, n_test=n_test), tuple(notes)
+
 
 GROUPS = (
     ("Data", ("data", "d", "k", "classes", "n", "n_test")),
@@ -132,302 +139,13 @@ GROUPS = (
     ("Training", ("loss", "rate_ratio", "lr", "steps", "seed", "log_time")),
 )
 
-# -- the papers' figures -----------------------------------------------------------------------
-
-#: Kunin et al. Fig. 1a: d = 2, h = 50, k = 3, n = 20; 10⁶ steps of 10⁻⁴ there, t = 100 here too
-FIG_1A = {
-    "data": "teacher",
-    "d": 2,
-    "k": 3,
-    "n": 20,
-    "n_test": 200,
-    "activation": "relu",
-    "depth": 2,
-    "width": 50,
-    "init": "kunin",
-    "loss": "mse",
-    "rate_ratio": 1.0,
-    "lr": 0.02,
-    "steps": 5000,
-    "seed": 0,
-}
-FIG_1A_CAPTION = "5,000 steps of 0.02 (t = 100, as the paper's 10⁶ steps of 10⁻⁴)"
-#: Kunin et al. Fig. 5: twenty ReLU neurons from f ≈ 0 on an XOR-like task
-FIG_5 = {
-    "data": "xor",
-    "n": 40,
-    "n_test": 200,
-    "activation": "relu",
-    "depth": 2,
-    "width": 20,
-    "init": "kunin",
-    "tau": 0.1,
-    "loss": "mse",
-    "rate_ratio": 1.0,
-    "lr": 0.05,
-    "steps": 4000,
-    "seed": 1,
-}
-#: Kunin et al. Fig. 6a (LeNet-5 on MNIST there): a three-layer ReLU MLP on the digits
-FIG_6A = {
-    "data": "digits",
-    "classes": "pair",
-    "n": 100,
-    "n_test": 200,
-    "activation": "relu",
-    "depth": 3,
-    "width": 50,
-    "init": "gaussian",
-    "sigma": 1.4,
-    "scaling": "standard",
-    "loss": "mse",
-    "rate_ratio": 1.0,
-    "lr": 0.01,
-    "steps": 3000,
-    "seed": 0,
-}
-#: Xu & Ziyin Fig. 1: 100 points y = 2x + N(0, 1)/10, N(0, 1) layers, width 200 (10⁴ there)
-FIG_XZ_1 = {
-    "data": "line",
-    "n": 100,
-    "n_test": 100,
-    "depth": 2,
-    "width": 200,
-    "init": "gaussian",
-    "sigma": 1.0,
-    "loss": "mse",
-    "rate_ratio": 1.0,
-    "seed": 0,
-}
-#: Shan & Bordelon Fig. 1 and 6: ReLU MLPs in the NTK scaling on a subset of the digits
-DIGITS_NTK = {
-    "data": "digits",
-    "classes": "pair",
-    "n": 100,
-    "n_test": 200,
-    "activation": "relu",
-    "depth": 2,
-    "width": 200,
-    "init": "gaussian",
-    "sigma": 1.0,
-    "scaling": "ntk",
-    "loss": "mse",
-    "rate_ratio": 1.0,
-    "lr": 0.2,
-    "steps": 1000,
-    "seed": 0,
-}
-#: the paper-figures cards: which figure each preset draws, in which panel, of which paper
-FIG_1A_CARD = {"figure": "Fig. 1a", "panel": "neurons"}
-FIG_5_CARD = {"figure": "Fig. 5", "panel": "function"}
-FIG_6A_CARD = {"figure": "Fig. 6a", "panel": "distances"}
-XZ = {"paper": XU_ZIYIN}
-XZ_FIG_1_CARD = {"figure": "Fig. 1", "panel": "zeta", **XZ}
-SB = {"paper": SHAN_BORDELON}
-SB_FIG_6_CARD = {"figure": "Fig. 6", "panel": "alignment", **SB}
+# -- presets: the papers' figures (one module per paper) and one more --------------------------
 
 PRESETS = (
-    Preset(
-        "fig-1a-small-scale-balanced-rich",
-        "Fig. 1a — small scale, balanced: rich",
-        "τ = 0.1, δ = 0: the neurons grow from almost nothing and turn towards the teacher "
-        f"(dotted). {FIG_1A_CAPTION}.",
-        FIG_1A | {"tau": 0.1, "delta": 0.0},
-        **FIG_1A_CARD,
-    ),
-    Preset(
-        "fig-1a-large-scale-lazy",
-        "Fig. 1a — large scale: lazy",
-        f"τ = 2, δ = 0: the neurons hardly move, the kernel stays put. {FIG_1A_CAPTION}.",
-        FIG_1A | {"tau": 2.0, "delta": 0.0},
-        **FIG_1A_CARD,
-    ),
-    Preset(
-        "fig-1a-upstream-aligns-with-the-teacher",
-        "Fig. 1a — upstream (δ = 1): aligns with the teacher",
-        f"τ = 0.1, δ = 1: rapid rich learning, the neurons snap onto the teacher's directions. "
-        f"{FIG_1A_CAPTION}.",
-        FIG_1A | {"tau": 0.1, "delta": 1.0},
-        **FIG_1A_CARD,
-    ),
-    Preset(
-        "fig-1a-downstream-does-not-align",
-        "Fig. 1a — downstream (δ = −1): no alignment",
-        f"τ = 0.1, δ = −1: the first layer barely turns; the read-out fits the data. "
-        f"{FIG_1A_CAPTION}.",
-        FIG_1A | {"tau": 0.1, "delta": -1.0},
-        **FIG_1A_CARD,
-    ),
-    Preset(
-        "fig-5-xor-rich-upstream",
-        "Fig. 5 — XOR, upstream: the regions move",
-        "Twenty ReLU neurons from f ≡ 0, δ = 1: the activation regions turn first, then the "
-        "function grows (the paper draws the surface in 3-D; here f and the regions' parity).",
-        FIG_5 | {"delta": 1.0},
-        **FIG_5_CARD,
-    ),
-    Preset(
-        "fig-5-xor-lazy-downstream",
-        "Fig. 5 — XOR, downstream: the regions stay",
-        "Twenty ReLU neurons from f ≡ 0, δ = −1: the partition hardly changes; the network "
-        "fits by reweighting its neurons.",
-        FIG_5 | {"delta": -1.0},
-        **FIG_5_CARD,
-    ),
-    Preset(
-        "fig-6a-upstream-patterns-move",
-        "Fig. 6a — upstream (α = 3): patterns and kernel move",
-        "A three-layer ReLU MLP on the digits 4 and 9 (LeNet-5 on MNIST there), first layer ÷ 3 "
-        "and read-out × 3: the activation patterns and the kernel move far, the parameters little.",
-        FIG_6A | {"balance": 3.0},
-        **FIG_6A_CARD,
-    ),
-    Preset(
-        "fig-6a-downstream-patterns-stay",
-        "Fig. 6a — downstream (α = 1/3): patterns stay",
-        "The same network with the first layer × 3 and the read-out ÷ 3: lazier, fewer "
-        "activation patterns change and the kernel moves less.",
-        FIG_6A | {"balance": 1 / 3},
-        **FIG_6A_CARD,
-    ),
-    Preset(
-        "fig-1-relu-alignment-feature-learning",
-        "Fig. 1 — ReLU, alignment in the feature-learning phase (γ = 1/d)",
-        "100 points y = 2x + noise, N(0, 1) layers, γ = 1/d, width 200 (10⁴ there): ζ rises "
-        "from ≈ 0 as the layers align.",
-        FIG_XZ_1 | {"activation": "relu", "scaling": "mean_field", "lr": 20.0, "steps": 2000},
-        **XZ_FIG_1_CARD,
-    ),
-    Preset(
-        "fig-1-linear-exact-alignment",
-        "Fig. 1 — linear: the exact solution over the network",
-        "A two-layer linear network on the same data: the exact finite-width solution (lines) "
-        "over gradient descent (points), γ = 1/d, width 200 (10⁴ there).",
-        FIG_XZ_1 | {"activation": "linear", "scaling": "mean_field", "lr": 10.0, "steps": 4000},
-        **XZ_FIG_1_CARD,
-    ),
-    Preset(
-        "fig-1-relu-kernel-phase",
-        "Fig. 1 — ReLU, kernel phase (γ = 1/√d)",
-        "The same network with γ = 1/√d: ζ rises far less (to ≈ 0.3 at width 200, less the wider "
-        "the network) and the kernel barely moves (S ≈ 10⁻⁴).",
-        FIG_XZ_1 | {"activation": "relu", "scaling": "ntk", "lr": 0.1, "steps": 2000},
-        **XZ_FIG_1_CARD,
-    ),
-    Preset(
-        "fig-1-relu-disalignment-nearly-parallel",
-        "Fig. 1 — ReLU, disalignment from nearly parallel layers",
-        "u ~ N(0, 10), w = u + N(0, 0.1), γ = 1/√d: the output starts far too large and the "
-        "layers turn apart, ζ falls from ≈ 1.",
-        FIG_XZ_1
-        | {"activation": "relu", "init": "parallel", "sigma": 3.162, "scaling": "ntk"}
-        | {"lr": 0.005, "steps": 2000},
-        **XZ_FIG_1_CARD,
-    ),
-    Preset(
-        "fig-2-four-layer-relu-on-the-digits",
-        "Fig. 2 — a four-layer ReLU net on the ten digits",
-        "ζ between each pair of layers of a 64 → 50 → 50 → 50 → 10 ReLU MLP (Kaiming, σ = 1) "
-        "on 50 digit images (MNIST with batch 2000 there): every pair aligns during training.",
-        {
-            "data": "digits",
-            "classes": "ten",
-            "n": 50,
-            "n_test": 100,
-            "activation": "relu",
-            "depth": 4,
-            "width": 50,
-            "init": "gaussian",
-            "sigma": 1.0,
-            "scaling": "standard",
-            "loss": "mse",
-            "lr": 0.1,
-            "steps": 1000,
-            "seed": 0,
-        },
-        figure="Fig. 2",
-        panel="zeta",
-        **XZ,
-    ),
-    Preset(
-        "fig-7-two-gaussians-logistic-loss",
-        "Fig. 7 — two Gaussians, logistic loss",
-        "N(0, 1) against N(4, 1) with the binary cross-entropy, ReLU, γ = 1/d, width 200 (10⁴ "
-        "there): the layers align; ζ keeps drifting after the loss has converged.",
-        {
-            "data": "gaussians",
-            "n": 100,
-            "n_test": 200,
-            "activation": "relu",
-            "depth": 2,
-            "width": 200,
-            "init": "gaussian",
-            "sigma": 1.0,
-            "scaling": "mean_field",
-            "loss": "bce",
-            "lr": 20.0,
-            "steps": 2000,
-            "seed": 0,
-        },
-        figure="Fig. 7",
-        panel="zeta",
-        **XZ,
-    ),
-    Preset(
-        "fig-1a-c-loss-against-kernel-gradient-descent",
-        "Fig. 1A — the loss against kernel gradient descent",
-        "A two-layer ReLU MLP (width 200, NTK scaling; N = 500 on MNIST there) on 100 digits: "
-        "the network's loss falls below the frozen NTK's as its kernel aligns.",
-        DIGITS_NTK,
-        figure="Fig. 1A",
-        panel="loss",
-        **SB,
-    ),
-    Preset(
-        "fig-1d-e-spectra-before-and-after",
-        "Fig. 1D–E — the NTK's spectrum before and after",
-        "The same network: power-law eigenvalues before and after training, and the task power "
-        "concentrating on the top eigenvectors.",
-        DIGITS_NTK,
-        figure="Fig. 1D–E",
-        panel="spectrum",
-        **SB,
-    ),
-    Preset(
-        "fig-4-kernel-specialization-ten-digits",
-        "Fig. 4 — kernel specialization on the ten digits",
-        "A two-layer ReLU MLP (width 100, NTK scaling) with ten outputs on 50 digit images "
-        "(N = 500 on MNIST there): each output's kernel aligns most with its own class.",
-        DIGITS_NTK
-        | {"classes": "ten", "n": 50, "n_test": 100, "width": 100, "lr": 1.0, "steps": 2000},
-        figure="Fig. 4",
-        panel="specialization",
-        **SB,
-    ),
-    Preset(
-        "fig-6-depth-2-alignment-and-gamma",
-        "Fig. 6 — depth 2: alignment and γ",
-        "A two-layer ReLU MLP (width 50) on 100 digits (4 against 9; ten classes of MNIST "
-        "there): the "
-        "alignment and the fitted feature-learning rate γ — compare depth 4.",
-        DIGITS_NTK | {"width": 50},
-        **SB_FIG_6_CARD,
-    ),
-    Preset(
-        "fig-6-depth-4-alignment-and-gamma",
-        "Fig. 6 — depth 4: faster alignment, larger γ",
-        "A four-layer ReLU MLP on the same digits: the alignment rises earlier and higher, the "
-        "fitted γ is larger than at depth 2.",
-        DIGITS_NTK | {"width": 50, "depth": 4},
-        **SB_FIG_6_CARD,
-    ),
-    Preset(
-        "linear-network-kernel-phase-exact",
-        "A linear network in the kernel phase, exactly",
-        "The 1-d regression with a two-layer linear network and γ = 1/√d: the exact "
-        "finite-width solution over gradient descent, the layers hardly aligning.",
-        FIG_XZ_1 | {"activation": "linear", "scaling": "ntk", "lr": 0.1, "steps": 2000},
-    ),
+    *kunin_figures.PRESETS,
+    *xu_ziyin_figures.PRESETS,
+    *shan_bordelon_figures.PRESETS,
+    *xu_ziyin_figures.LINEAR_KERNEL_PHASE,
 )
 
 INTRO = (
@@ -559,18 +277,7 @@ def frames(controls: Controls, run: Run) -> Frames:
     return found
 
 
-CURVES = (
-    "t",
-    "steps",
-    "loss",
-    "test_loss",
-    "kernel_distance",
-    "alignment",
-    "kernel_norm",
-    "zeta",
-    "activation_distance",
-    "parameter_distance",
-)
+CURVES = ("t", "steps", *nw.RECORDED)
 
 
 def _present(table: dict) -> dict:
