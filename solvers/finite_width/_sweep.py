@@ -98,6 +98,7 @@ class WidthSweep:
     x: np.ndarray  #: (d₀,) the data point
     y: float  #: the target
     seed: int | None  #: seed of :func:`gaussian_init` (the same draw per width for every row)
+    zero_output_init: bool  #: the second layer was projected off W x: f(0) = 0, P = Q
     gamma: np.ndarray  #: output scale γ
     eta: np.ndarray  #: learning rate of both layers (changes the time scale only)
     sigma_u: np.ndarray  #: std of the second layer
@@ -147,6 +148,7 @@ def width_sweep(
     x: np.ndarray | float = 1.0,
     y: float = 1.0,
     seed: int | None = 0,
+    zero_output_init: bool = False,
 ) -> WidthSweep:
     """Final layer alignment ζ(∞) and relative NTK change versus width in the kernel and the
     feature-learning scalings — Xu & Ziyin, *Three mechanisms of feature learning in a linear
@@ -161,6 +163,9 @@ def width_sweep(
     x : the data point (d₀ ≤ 100 entries, non-zero); y : the target.
     seed : the layers are ``gaussian_init(d, d₀, σ_u, σ_w, seed)`` — for every row the same
         standard-normal draw per width, scaled by the row's σ_u, σ_w.
+    zero_output_init : project the second layer's draw off ``W x`` (``g ← g − (g·h/h·h) h``),
+        so that every network starts with output 0 and P = Q exactly — Chizat's lazy
+        initialisation, case 2 of their Theorem 2 (B.4's estimates assume f(0) = O(1)).
 
     Values are the exact solution's t → ∞ limit (docs/theory.md (2.19); A(∞) = α₊;
     :func:`exact` at t ≫ t_c gives the same to rounding). Both learning rates are d^{c_η}: a
@@ -171,7 +176,7 @@ def width_sweep(
     """
     widths, x, y = _sweep_inputs(widths, x, y, seed)
     rows = _sweep_rows(schemes, regimes)
-    sums = _standard_sums(widths, x, seed)
+    sums = _standard_sums(widths, x, seed, zero_output_init)
     c_eta, c_gamma, c_u, c_w, predicted = _row_exponents(rows)
     gamma, sigma_u, sigma_w, eta = _powers(
         widths.astype(np.float64)[None, :],
@@ -194,6 +199,7 @@ def width_sweep(
         x=x,
         y=y,
         seed=seed,
+        zero_output_init=bool(zero_output_init),
         gamma=gamma,
         eta=eta,
         sigma_u=sigma_u,
@@ -230,13 +236,16 @@ def _sweep_inputs(widths, x, y, seed) -> tuple[np.ndarray, np.ndarray, float]:
     return widths, x, y
 
 
-def _standard_sums(widths: np.ndarray, x: np.ndarray, seed) -> np.ndarray:
+def _standard_sums(widths: np.ndarray, x: np.ndarray, seed, zero_output: bool) -> np.ndarray:
     """Per width, the standard-normal draw's four sums everything needs, (4, W): g·g, h·h, g·h
-    and ‖G‖²_F with ``g, G = gaussian_init(d, d₀, 1, 1, seed)``, ``h = G x``."""
+    and ‖G‖²_F with ``g, G = gaussian_init(d, d₀, 1, 1, seed)``, ``h = G x`` (g projected off
+    h with ``zero_output``)."""
     sums = np.empty((4, widths.size))
     for column, d in enumerate(widths):
         g, G = gaussian_init(int(d), x.size, 1.0, 1.0, seed)
         h = G @ x
+        if zero_output:
+            g = g - (g @ h) / (h @ h) * h
         sums[:, column] = g @ g, h @ h, g @ h, np.sum(G * G)
     return sums
 

@@ -73,7 +73,7 @@ class Controls:
     )
     n_test: int = integer("test points", 200, 0, 1000)
     activation: str = choice("activation", "relu", nw.ACTIVATIONS, ACTIVATION_LABELS)
-    depth: int = integer("depth (weight layers)", 2, 2, 4)
+    depth: int = integer("depth (weight layers)", 2, 2, 6)
     width: int = integer("width (hidden units per layer)", 50, 2, 200, step=2)
     tau: float = number(
         "scale τ (Kunin)", 0.1, 0.01, 10.0, log=True, help="|aᵢ|‖wᵢ‖ = τ² for every neuron"

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 NETWORK, TEST = fig.COLORS["exact"], fig.COLORS["feature"]
 FROZEN, EXACT = fig.COLORS["kernel"], fig.COLORS["target"]
 #: one colour per pair of layers
-LAYER_COLORS = ("#1f4e79", "#e76f51", "#2a9d8f", "#6a4c93")
+LAYER_COLORS = ("#1f4e79", "#e76f51", "#2a9d8f", "#6a4c93", "#8a6d3b")
 #: the spectrum panel leaves out what is below this fraction of the largest value
 SPECTRUM_FLOOR = 1e-12
 #: the function's colours: blue < 0 < red, in two shades by the parity of the number of
