@@ -39,7 +39,7 @@ from .core.presets import Paper, Preset
 from .core.view import View
 from .ui import components
 from .ui.figures import CURSOR, compact
-from .ui.notation import typeset_figure
+from .ui.notation import typeset_children, typeset_figure
 from .ui.theme import themed
 from .views import MODELS
 
@@ -224,7 +224,7 @@ def _fit_to_card(figure: Figure, card: Card) -> None:
     if "scene" in layout:  # 3-D: the view's own legend, in smaller type
         layout["legend"] = {**layout.get("legend", {}), "font": {"size": 10}}
         return
-    if "margin" in layout:
+    if "margin" in layout and "yaxis2" not in layout:  # (a right-hand axis keeps its room)
         layout["margin"] = {**layout["margin"], "r": 10}
     for name in ("xaxis", "yaxis"):  # narrow cards: titles must not run into the tick labels
         if isinstance(layout.get(name), dict):
@@ -295,7 +295,7 @@ def _claim(card: Card) -> list:
     if preset.claim is not None:
         parts.append(
             html.P(
-                [html.Strong("What it shows: "), preset.claim.text],
+                [html.Strong("What it shows: "), *typeset_children(preset.claim.text, prose=True)],
                 className="paper-card-claim",
             )
         )
@@ -305,7 +305,10 @@ def _claim(card: Card) -> list:
     if preset.differs:
         parts.append(
             html.P(
-                [html.Strong("Differs from the paper: "), preset.differs],
+                [
+                    html.Strong("Differs from the paper: "),
+                    *typeset_children(preset.differs, prose=True),
+                ],
                 className="paper-card-differs",
             )
         )
@@ -316,8 +319,10 @@ def _card(card: Card, link: Callable[[str], str], embed: bool) -> html.Article:
     source = link("/" + CARD_ROUTE + card.key) + f"?v={code_version()}"
     return html.Article(
         [
-            html.H3(card.preset.name, className="paper-card-title"),
-            html.P(card.preset.caption, className="paper-card-caption"),
+            html.H3(typeset_children(card.preset.name, prose=True), className="paper-card-title"),
+            html.P(
+                typeset_children(card.preset.caption, prose=True), className="paper-card-caption"
+            ),
             html.Div(
                 html.Div("Drawing the figure…", className="paper-card-placeholder"),
                 id=card.slot_id,

@@ -12,6 +12,7 @@ import pytest
 from app import create_app
 from app import paper_figures as pf
 from app.config import Settings
+from app.ui.notation import typeset_children
 from app.views import BY_KEY, VIEWS
 from solvers import lambda_balanced as lb
 from solvers import single_neuron as sn
@@ -40,6 +41,17 @@ def _nodes(node):
     for child in node if isinstance(node, list) else [node]:
         if isinstance(child, dict):
             yield from _nodes(child)
+
+
+def _strings(node) -> str:
+    """The text of a serialised component (or of Dash components), markup dropped."""
+    if isinstance(node, str):
+        return node
+    if isinstance(node, list):
+        return "".join(_strings(child) for child in node)
+    if isinstance(node, dict):
+        return _strings(node.get("props", {}).get("children"))
+    return _strings(getattr(node, "children", None)) if hasattr(node, "children") else ""
 
 
 def _card_links(page: dict) -> dict[str, str]:
@@ -122,10 +134,17 @@ def test_the_page_routes_with_every_card_and_the_navigation(client, dependencies
     assert "site-header" in text and "Page not found" not in text
     assert pf.INTRO in text
     ids = {n["props"].get("id") for n in _nodes(page)}
+    claims = {
+        _strings(n) for n in _nodes(page) if n["props"].get("className") == "paper-card-claim"
+    }
     for card in pf.CARDS:
         assert {card.slot_id, card.note_id} <= ids, card.key
         if card.preset.claim is not None:
-            assert card.evidence_id in ids and card.preset.claim.text in text, card.key
+            # typeset as the plots are: "η_w" as η with a lowered w
+            shown = "What it shows: " + _strings(
+                typeset_children(card.preset.claim.text, prose=True)
+            )
+            assert card.evidence_id in ids and shown in claims, card.key
     nav = [n["props"] for n in _nodes(page) if "nav-link" in str(n["props"].get("className"))]
     assert any(n.get("href") == pf.PATH and "active" in n["className"] for n in nav)
     # and every other page links to it
