@@ -7,12 +7,13 @@ move without asking the server.
 from __future__ import annotations
 
 import base64
+import math
 from collections.abc import Sequence
 
 import numpy as np
 
 from .axes import TICK_SIZE, axis_values, fit_margins, log_ticks, text_width
-from .notation import typeset
+from .notation import number, typeset
 
 __all__ = [
     "COLORS",
@@ -208,6 +209,10 @@ def axis(title: str, *, log: bool = False, **extra) -> dict:
     }
 
 
+#: a logarithmic time axis over more decades than this labels every other one
+WIDE_DECADES = 6
+
+
 def _upright_time(log: bool) -> dict:
     """A time axis's labels: upright; decades only on a log axis, with minor ticks between."""
     if not log:
@@ -266,7 +271,15 @@ def fit(figure_dict: dict) -> dict:
         if isinstance(axis, dict) and axis.get("type") == "log":
             if "tickvals" not in axis and "dtick" not in axis:
                 axis |= log_ticks(axis_values(data, name))
+            elif axis.get("dtick") == 1 and _decades(axis_values(data, name)) > WIDE_DECADES:
+                axis["dtick"] = 2  # every other decade: "10⁻³10⁻²10⁻¹" ran together in a card
     return fit_margins(figure_dict)
+
+
+def _decades(values: np.ndarray) -> float:
+    """How many decades the positive values span."""
+    positive = values[values > 0]
+    return float(np.log10(positive.max() / positive.min())) if positive.size else 0.0
 
 
 def _symbol(title: str) -> str:
@@ -391,6 +404,14 @@ def colour_bar(title: str = "") -> dict:
     return bar
 
 
+def _symmetric_ticks(limit: float) -> dict:
+    """A symmetric colour bar's three marks: −r, 0, r with r the largest one-digit number within
+    the limit (five of plotly's ran together above a matrix in a narrow card)."""
+    scale = 10.0 ** math.floor(math.log10(limit))
+    r = math.floor(limit / scale + 1e-9) * scale
+    return {"tickvals": [-r, 0.0, r], "ticktext": [f"−{number(r)}", "0", number(r)]}
+
+
 def _category_axis(labels: Sequence[str], **extra) -> dict:
     """A matrix's axis of named rows or columns: labels upright while short, else turned."""
     long = max((text_width(str(label)) for label in labels), default=0) > 28
@@ -420,12 +441,16 @@ def heatmap(
         "xgap": 1,
         "ygap": 1,
         "colorscale": WHITE_CENTRED,
-        "colorbar": colour_bar(),
+        "colorbar": colour_bar() | _symmetric_ticks(limit),
         "uid": CURSOR,
         "hovertemplate": "%{y} · %{x}: %{z:.3g}<extra></extra>",
     }
     x_axis = _category_axis(x_labels, side="bottom", constrain="domain")
     bottom = 10 + (max(text_width(str(v)) for v in x_labels) if x_axis["tickangle"] else 18)
+    if x_axis["tickangle"] and list(x_labels) == list(y_labels):
+        # a similarity matrix's columns are its rows: named once, at the left (turned names
+        # below took more of a narrow card than the matrix did)
+        x_axis["showticklabels"], bottom = False, 10
     layout = {
         "font": FONT,
         "height": height,

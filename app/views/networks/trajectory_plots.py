@@ -122,8 +122,8 @@ def draw_alignment(controls: Controls, run: Run) -> Figure:
     return _timed(
         controls,
         data,
-        "kernel–target alignment A",
-        yaxis=fig.axis("kernel–target alignment A", range=fig.UNIT_RANGE),
+        "alignment A",  # (the card's title names it: a longer title ran off a short card)
+        yaxis=fig.axis("alignment A", range=fig.UNIT_RANGE),
     )
 
 
@@ -141,9 +141,7 @@ def draw_distances(controls: Controls, run: Run) -> Figure:
         data.append(exact | {"yaxis": "y2"})
     # its own round ticks (plotly's default for an overlaying axis puts them at the left
     # axis's, 0.943 and 1.926), without a second grid
-    right = fig.axis(
-        "parameter distance ‖θ − θ₀‖", overlaying="y", side="right", tickmode="auto", showgrid=False
-    )
+    right = fig.axis("‖θ − θ₀‖", overlaying="y", side="right", tickmode="auto", showgrid=False)
     # the two shares on their whole range [0, 1]: a lazy network's stay flat
     left = fig.axis("fraction", range=fig.UNIT_RANGE)
     return _timed(controls, data, "fraction", yaxis=left, yaxis2=right)
@@ -412,9 +410,11 @@ PANELS = (
         "function",
         "The function over the inputs",
         r"2-d inputs: $f(x)$ over the plane (blue < 0 < red), following the play bar; the "
-        r"shading flips across each hidden unit's boundary $w_i^\top x = 0$ — darker where an "
-        r"odd number of units is active (Kunin et al. Fig. 5's activation regions). 1-d inputs: "
-        r"$f(x)$ at the start and after training.",
+        r"shading flips across each hidden unit's boundary $w_i^\top x = 0$ — another shade "
+        r"where an odd number of units is active (Kunin et al. Fig. 5's activation regions). "
+        r"Dotted: the level lines of $f$ after training, where the colours are heading (a "
+        r"network of Kunin et al.'s starts at $f \equiv 0$). 1-d inputs: $f(x)$ at the start "
+        r"and after training.",
         draw_function,
         height=380,
     ),
