@@ -26,10 +26,12 @@ def _labels(controls: Controls, result: Map) -> list[tuple[float, float, str]]:
     low, high = float(result.taus[0]), float(result.taus[-1])
     small = low * (high / low) ** 0.12
     edge = float(result.deltas[-1])
+    # Kunin et al. Fig. 1b: lazy at large τ, rich at small τ, rapid rich at small τ upstream
+    # (δ > 0); downstream at small τ the kernel has hardly moved, so "rich" is not written there
     return [
         (0.0, high / (high / low) ** 0.1, "lazy"),
         (0.6 * edge, small, "rapid rich"),
-        (-0.6 * edge, small, "rich"),
+        (0.0, small, "rich"),
     ]
 
 
