@@ -110,7 +110,8 @@ def draw_loss(controls: Controls, run: Run) -> Figure:
         if bridge.test_loss is not None:
             test = np.maximum(bridge.test_loss, floor)
             data.append(_curve(controls, bridge.t, test, f"{name}, test", EXACT, dash="dash"))
-    title = "logistic loss" if run.setting.loss == "bce" else "loss (1/2n)Σ‖f − y‖²"
+    # (the caption writes the loss out: with it, the title ran off a paper card's short plot)
+    title = "logistic loss" if run.setting.loss == "bce" else "mean-square loss"
     return _timed(controls, data, title, log_y=True)
 
 
@@ -377,7 +378,8 @@ PANELS = (
     Panel(
         "loss",
         "Loss: the network against the frozen NTK",
-        r"Training and test loss of the network, and of kernel gradient descent with the NTK "
+        r"Training and test loss of the network (mean-square: $\tfrac{1}{2n}\sum_i "
+        r"\|f(x_i) - y_i\|^2$), and of kernel gradient descent with the NTK "
         r"frozen at the start ($f' = -\tfrac1n K_0(f - y)$, solved exactly; Shan & Bordelon's "
         r"KGD) — the lazy limit; dotted, their aKGD: the same flow with the learning rate "
         r"rescaled by the final NTK's norm, $\|K_T\|_F/\|K_0\|_F$. For a two-layer linear "
