@@ -319,7 +319,7 @@ async (theme) => {
     if (!parent || parent.closest("script, style, mjx-container, .MathJax, svg, code, pre, .js-plotly-plot")) { continue; }
     const text = node.textContent.trim();
     if (!text || !visible(parent)) { continue; }
-    const area = parent.closest(".paper-card-evidence") ? "the evidence line"
+    const area = parent.closest(".paper-card") ? "a paper card's text"
       : parent.closest(".facts") ? "the summary"
       : parent.closest(".rc-slider-mark, .rc-slider") ? "a slider mark"
         : parent.closest("label, .control") ? "a control"

@@ -100,8 +100,9 @@ def darken(page) -> None:
 #: an expected failure while nothing else is wrong on the page
 ELSEWHERE = {
     "/paper-figures": (
-        "in the evidence line",
-        "a card's evidence line is plain text set by assets/paper_figures.js (η_w, σ_u untypeset)",
+        "in a paper card's text",
+        "a card's title, caption, claim and evidence are plain text set by "
+        "assets/paper_figures.js (κ^c, η_w, σ_u untypeset)",
     ),
 }
 
