@@ -224,7 +224,7 @@ def _fit_to_card(figure: Figure, card: Card) -> None:
     if "scene" in layout:  # 3-D: the view's own legend, in smaller type
         layout["legend"] = {**layout.get("legend", {}), "font": {"size": 10}}
         return
-    if "margin" in layout:
+    if "margin" in layout and "yaxis2" not in layout:  # (a right-hand axis keeps its room)
         layout["margin"] = {**layout["margin"], "r": 10}
     for name in ("xaxis", "yaxis"):  # narrow cards: titles must not run into the tick labels
         if isinstance(layout.get(name), dict):
