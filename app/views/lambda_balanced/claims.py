@@ -128,7 +128,7 @@ def _rich_hierarchy(controls: Any, run: Run) -> Evidence:
     return all_of(
         Evidence(
             inner < CONVERGED and outer < CONVERGED and ordered,
-            f"at t = {num(exact.t[-1])} W₁ᵀW₁ = (ΣᵀΣ)^{1/2} and W₂W₂ᵀ = (ΣΣᵀ)^{1/2} to "
+            f"at t = {num(exact.t[-1])} W₁ᵀW₁ = (ΣᵀΣ)^{{1/2}} and W₂W₂ᵀ = (ΣΣᵀ)^{{1/2}} to "
             f"{num(max(inner, outer), '.1e')}; {words}",
         ),
         Evidence(
