@@ -18,12 +18,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import as_positive_int
+from .._validation import as_finite_scalar, as_positive_int
 
 __all__ = [
-    "LECUN_WIDTH_FACTORS",
+    "LECUN_WIDTHS",
     "MAX_LECUN_DRAWS",
     "MAX_LECUN_HIDDEN",
+    "MAX_LECUN_WIDENING",
     "MAX_LECUN_WIDTH",
     "LecunBalance",
     "lecun_balance",
@@ -31,10 +32,12 @@ __all__ = [
     "operator_balance",
 ]
 
-#: the outer widths' multiples a sweep draws at (the hidden width stays)
-LECUN_WIDTH_FACTORS = (1, 2, 4, 8, 16)
-#: largest outer width (dᵢ, dₒ) and hidden width of a sweep's base network, and most draws per
-#: width: the sweep's largest network, 16·250 → 125 → 16·250, keeps a sweep within a web request
+#: networks in a sweep: the outer widths times factors from 1 to the widening, evenly on a log
+#: scale (1, 2, 4, 8, 16 for a widening of 16); the hidden width stays
+LECUN_WIDTHS = 5
+#: largest widening, outer width (dᵢ, dₒ) and hidden width of a sweep's base network, and most
+#: draws per width: the largest network, 16·250 → 125 → 16·250, keeps a sweep within a request
+MAX_LECUN_WIDENING = 16.0
 MAX_LECUN_WIDTH = 250
 MAX_LECUN_HIDDEN = 125
 MAX_LECUN_DRAWS = 4
@@ -42,7 +45,7 @@ MAX_LECUN_DRAWS = 4
 
 @dataclass(frozen=True)
 class LecunBalance:
-    """The balance of LeCun draws at the outer widths ``factor · (dᵢ, dₒ)``, hidden width h."""
+    """The balance of LeCun draws at outer widths ``≈ factor · (dᵢ, dₒ)``, hidden width h."""
 
     hidden: int
     d_in: np.ndarray  #: (K,) input width of each network of the sweep
@@ -89,31 +92,42 @@ def operator_balance(W1: np.ndarray, W2: np.ndarray) -> tuple[np.ndarray, float,
     return eigenvalues, lam, deviation
 
 
-def lecun_balance(d_in: int, hidden: int, d_out: int, *, seed: int, draws: int) -> LecunBalance:
-    """The balance of ``draws`` LeCun starts at each outer width ``factor · (dᵢ, dₒ)``, factor
-    in :data:`LECUN_WIDTH_FACTORS`, the hidden width fixed. Draw ``k`` at the ``i``-th width
-    comes from ``np.random.default_rng([seed, i, k])``, so each cell is reproducible alone."""
+def lecun_balance(
+    d_in: int, hidden: int, d_out: int, *, seed: int, draws: int, widening: float = 16.0
+) -> LecunBalance:
+    """The balance of ``draws`` LeCun starts at :data:`LECUN_WIDTHS` outer widths
+    ``round(factor · (dᵢ, dₒ))``, the factors from 1 to ``widening`` evenly on a log scale, the
+    hidden width fixed. Draw ``k`` at the ``i``-th width comes from
+    ``np.random.default_rng([seed, i, k])``, so each cell is reproducible alone."""
     d_in = as_positive_int("d_in", d_in, maximum=MAX_LECUN_WIDTH)
     d_out = as_positive_int("d_out", d_out, maximum=MAX_LECUN_WIDTH)
     hidden = as_positive_int("hidden", hidden, maximum=MAX_LECUN_HIDDEN)
     draws = as_positive_int("draws", draws, maximum=MAX_LECUN_DRAWS)
     seed = as_positive_int("seed", seed, minimum=0)
-    factors = np.array(LECUN_WIDTH_FACTORS)
+    widening = as_finite_scalar("widening", widening)
+    if not 2.0 <= widening <= MAX_LECUN_WIDENING:
+        raise ValueError(
+            f"widening must lie in [2, {MAX_LECUN_WIDENING:g}] (the outer widths' largest "
+            f"multiple); got {widening:g}."
+        )
+    factors = np.geomspace(1.0, widening, LECUN_WIDTHS)
+    inputs = np.round(factors * d_in).astype(int)
+    outputs = np.round(factors * d_out).astype(int)
     lam = np.empty((factors.size, draws))
     deviation = np.empty((factors.size, draws))
     first = np.empty(hidden)
-    for i, factor in enumerate(factors):
+    for i in range(factors.size):
         for k in range(draws):
             rng = np.random.default_rng([seed, i, k])
-            W1, W2 = lecun_init(factor * d_in, hidden, factor * d_out, rng)
+            W1, W2 = lecun_init(int(inputs[i]), hidden, int(outputs[i]), rng)
             eigenvalues, lam[i, k], deviation[i, k] = operator_balance(W1, W2)
             if i == k == 0:
                 first = eigenvalues
     return LecunBalance(
         hidden=hidden,
-        d_in=factors * d_in,
-        d_out=factors * d_out,
-        expected_lam=factors * d_out / hidden - 1.0,
+        d_in=inputs,
+        d_out=outputs,
+        expected_lam=outputs / hidden - 1.0,
         lam=lam,
         deviation=deviation,
         eigenvalues=first,

@@ -37,7 +37,7 @@ def test_the_mean_eigenvalue_is_d_out_over_h_minus_one(shape):
     """Theorem A.3: E[W₂ᵀW₂] = dₒ/h·I and E[W₁W₁ᵀ] = I, so E[λ] = dₒ/h − 1 at every width."""
     d_in, hidden, d_out = shape
     sweep = lb.lecun_balance(d_in, hidden, d_out, seed=1, draws=4)
-    expected = np.array(lb.LECUN_WIDTH_FACTORS) * d_out / hidden - 1.0
+    expected = np.array([1, 2, 4, 8, 16]) * d_out / hidden - 1.0
     np.testing.assert_allclose(sweep.expected_lam, expected)
     # the trace averages h·(dᵢ + dₒ) squares: λ's spread is ≈ √(2(dₒ/h)² / (h dₒ)) ≪ 1
     spread = np.sqrt(2.0 / (hidden * sweep.d_out)) * (sweep.d_out / hidden + 1)
@@ -60,6 +60,13 @@ def test_at_equal_widths_a_lecun_start_is_far_from_balanced():
     assert sweep.expected_lam[0] == 0.0 and np.all(sweep.deviation[0] > 0.9)
 
 
+def test_the_widening_sets_the_widest_network():
+    sweep = lb.lecun_balance(10, 5, 30, seed=0, draws=1, widening=3.0)
+    np.testing.assert_array_equal(sweep.d_in, [10, 13, 17, 23, 30])
+    np.testing.assert_array_equal(sweep.d_out, [30, 39, 52, 68, 90])
+    np.testing.assert_allclose(sweep.expected_lam, sweep.d_out / 5 - 1)
+
+
 def test_each_draw_is_reproducible_from_its_own_seed():
     sweep = lb.lecun_balance(6, 5, 7, seed=3, draws=2)
     W1, W2 = lb.lecun_init(4 * 6, 5, 4 * 7, np.random.default_rng([3, 2, 1]))
@@ -78,6 +85,8 @@ def test_each_draw_is_reproducible_from_its_own_seed():
         ({"draws": 0}, "draws must be >= 1"),
         ({"draws": lb.MAX_LECUN_DRAWS + 1}, "draws must be at most 4"),
         ({"seed": -1}, "seed must be >= 0"),
+        ({"widening": 1.5}, r"widening must lie in \[2, 16\]"),
+        ({"widening": float("nan")}, "widening"),
         ({"d_in": 2.5}, "d_in must be a whole number"),
     ],
 )
