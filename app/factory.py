@@ -14,7 +14,7 @@ from werkzeug.exceptions import HTTPException
 
 from solvers.networks import compile_training_loop, prepare_fit
 
-from . import home, paper_figures
+from . import embed, home, paper_figures
 from .cache import ResultCache
 from .compression import enable_compression
 from .config import MAX_REQUEST_BYTES, Settings
@@ -74,6 +74,7 @@ def create_app(settings: Settings | None = None, **dash_options) -> Dash:
     if settings.compress:
         enable_compression(app.server, (app.config.routes_pathname_prefix,))
     _add_health_check(app, settings, cache)
+    embed.install(app, settings)  # /embed.js, the lessons, the origins that may drive embeds
     _add_security_headers(app, settings)
     _refuse_malformed_requests(app)
     _register_component_bundles(app)
@@ -180,8 +181,9 @@ def _add_security_headers(app: Dash, settings: Settings) -> None:
     names the pages that may embed the app; no ``X-Frame-Options`` is sent, as it cannot name
     several origins and would override the CSP in old browsers."""
     policy = ["base-uri 'self'", "object-src 'none'", "form-action 'self'"]
-    if settings.frame_ancestors:
-        policy.append(f"frame-ancestors {settings.frame_ancestors}")
+    ancestors = embed.frame_ancestors(settings.frame_ancestors)  # and the app's own lessons
+    if ancestors:
+        policy.append(f"frame-ancestors {ancestors}")
     headers = {
         "Content-Security-Policy": "; ".join(policy),
         "X-Content-Type-Options": "nosniff",
