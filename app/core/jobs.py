@@ -20,53 +20,57 @@ are computed inside the request instead.
 from __future__ import annotations
 
 import logging
-import time
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from dash import ClientsideFunction, Dash, Input, Output, State
 
 from ..cache import ResultCache
-from .updates import echo
+from .updates import echo, failure_text
 
 if TYPE_CHECKING:
     from .view import View
 
-__all__ = ["Jobs", "failed_job", "finished_job_text", "manager", "succeeded_job"]
+__all__ = ["JOB_STATUS", "JobOutcome", "Jobs", "manager"]
 
 log = logging.getLogger(__name__)
 
 #: how often the page asks for a running job's progress (ms)
 POLL_MS = 500
 
-
-def _same_job(done: Any, raw: Sequence[Any]) -> bool:
-    return isinstance(done, dict) and done.get("values") == echo(list(raw))
-
-
-def failed_job(done: Any, raw: Sequence[Any]) -> str | None:
-    """The message of the page's last job if it was for these values and failed."""
-    if _same_job(done, raw) and done.get("ok") is False:
-        return f"This combination could not be computed: {str(done.get('error'))[:300]}"
-    return None
+#: the page's status line while a job computes its plots
+JOB_STATUS = "Computing in the background (progress below); the plots show the last result."
 
 
-def finished_job_text(done: Any, raw: Sequence[Any]) -> str | None:
-    """How the page's last job computed these values, if it did (its result now comes from
-    the cache, which is where the job put it)."""
-    if not succeeded_job(done, raw):
-        return None
-    seconds = done.get("seconds")
-    if isinstance(seconds, int | float) and not isinstance(seconds, bool) and seconds >= 0:
-        return f"Computed in the background in {seconds:.1f} s."
-    return "Computed in the background."
+@dataclass(frozen=True)
+class JobOutcome:
+    """How a background job ended, as the page keeps it (its ``{key}-job-done`` store): for
+    which control values, whether it succeeded, and if not, what the page says."""
 
+    #: the control values the job computed (as the gate echoes them)
+    values: list
+    ok: bool
+    #: why it did not succeed, for the page (empty when it did)
+    message: str = ""
 
-def succeeded_job(done: Any, raw: Sequence[Any]) -> bool:
-    """Whether the page's last job was for these values and finished (if its result is not in
-    the cache after all, the main callback computes it rather than start it again)."""
-    return _same_job(done, raw) and done.get("ok") is True
+    def to_data(self) -> dict:
+        return {"values": self.values, "ok": self.ok, "message": self.message}
+
+    @classmethod
+    def parse(cls, raw: Any) -> JobOutcome | None:
+        """The outcome a page sent back, or None for anything that is not one."""
+        if not isinstance(raw, dict) or not isinstance(raw.get("ok"), bool):
+            return None
+        values = raw.get("values")
+        if not isinstance(values, list):
+            return None
+        message = raw.get("message")
+        message = message[:300] if isinstance(message, str) else ""
+        return cls(echo(values), raw["ok"], message)
+
+    def concerns(self, asked: list) -> bool:
+        """Whether it was a job for these control values (as the gate echoes them)."""
+        return self.values == asked
 
 
 @dataclass(frozen=True)
@@ -111,29 +115,22 @@ class Jobs:
 
 
 def run(view: View, cache: ResultCache, order: Any, set_progress) -> dict:
-    """One job: compute and cache the result for the ordered control values."""
+    """One job: compute and cache the result for the ordered control values; its
+    :class:`JobOutcome` as data."""
     raw = order.get("values") if isinstance(order, dict) else None
-    raw = raw if isinstance(raw, list) else []
+    raw = echo(raw) if isinstance(raw, list) else []
     controls, _ = view.spec.parse_controls(raw)
-    physics = view.spec.physics_only(controls)
 
     def report(fraction: float, text: str) -> None:
         set_progress([min(max(float(fraction), 0.0), 1.0), str(text)[:200]])
 
-    def compute():
-        if view.compute_job is None:
-            return view.compute(physics)
-        return view.compute_job(physics, report)
-
-    answer = {"id": order.get("id") if isinstance(order, dict) else None, "values": echo(raw)}
-    started = time.perf_counter()
     try:
-        key = view.spec.physics_key(controls)
-        cache.get_or_compute(view.key, key, compute, view.result_type)
+        computed = view.results(cache, controls, report=report)
     except Exception as error:  # the page says so; the worker carries on
         log.exception("background job of %s failed for %s", view.key, controls)
-        return answer | {"ok": False, "error": str(error)[:300]}
-    return answer | {"ok": True, "seconds": round(time.perf_counter() - started, 3)}
+        return JobOutcome(raw, False, failure_text(error)).to_data()
+    log.info("background job of %s: %s", view.key, computed.served)
+    return JobOutcome(raw, True).to_data()
 
 
 def manager(settings: Any) -> tuple[Jobs | None, Any]:

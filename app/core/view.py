@@ -33,14 +33,14 @@ from ..ui.theme import themed
 from .clicks import ClickPoint, Link
 from .downloads import Tables, to_csv, to_json
 from .frames import Frames, place
-from .jobs import Jobs, failed_job, finished_job_text, succeeded_job
+from .jobs import JOB_STATUS, JobOutcome, Jobs
 from .layout import view_page
 from .panel import Figure, Panel
 from .presets import Preset
 from .state import PageState, StateSpec, truth
-from .updates import Reply, Request, figure_updates
+from .updates import Answer, Reply, Request, failure_text, figure_updates
 
-__all__ = ["Computed", "View"]
+__all__ = ["RESERVED_NAMES", "Computed", "View"]
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +48,37 @@ log = logging.getLogger(__name__)
 DOWNLOAD_AWAITS_JOB = (
     "The download is made from the finished result: ask again once the computation (its "
     "progress bar above) has finished."
+)
+
+#: what a view's page holds besides its controls: the ids ``{key}-{name}`` (and the names a link
+#: carries besides the controls). A control may not take one of these names: ``{key}-frame``
+#: would be both a control and the play bar (tests/integration/test_contracts.py checks the list
+#: against every id of every view's page).
+RESERVED_NAMES = frozenset(
+    {
+        "answered",
+        "cancel",
+        "download",
+        "embed",
+        "frame",
+        "frames",
+        "graph",
+        "job",
+        "link",
+        "messages",
+        "open",
+        "page",
+        "play",
+        "plots",
+        "preset",
+        "progress",
+        "request",
+        "retry",
+        "summary",
+        "timing",
+        "view",
+        "wake",
+    }
 )
 
 Controls = TypeVar("Controls")
@@ -75,10 +106,12 @@ class Computed(Generic[Result]):
     #: milliseconds spent computing, or None when the result came from the cache
     milliseconds: float | None
 
-    def describe(self) -> str:
+    @property
+    def served(self) -> str:
+        """How the server obtained it, for the log (never shown to students)."""
         if self.milliseconds is None:
-            return "Taken from the result cache."
-        return f"Computed in {self.milliseconds:.1f} ms on the server."
+            return "from the result cache"
+        return f"computed in {self.milliseconds:.1f} ms"
 
 
 @dataclass(frozen=True)
@@ -118,6 +151,12 @@ class View(Generic[Controls, Result]):
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "spec", StateSpec(self.controls))
+        clashes = sorted(set(self.spec.names) & RESERVED_NAMES)
+        if clashes:
+            raise ValueError(
+                f"{self.key}: the controls {clashes} take names the harness uses for its own "
+                f"parts of the page ({', '.join(sorted(RESERVED_NAMES))}); rename them."
+            )
         unknown = [n for _, names in self.groups for n in names if n not in self.spec.by_name]
         if unknown:
             raise ValueError(f"{self.key}: groups name unknown controls {unknown}")
@@ -132,14 +171,24 @@ class View(Generic[Controls, Result]):
 
     # -- computing ------------------------------------------------------------------------
 
-    def results(self, cache: ResultCache, controls: Controls) -> Computed[Result]:
-        """The result for ``controls`` (cached under its physics fields), timed."""
+    def results(
+        self,
+        cache: ResultCache,
+        controls: Controls,
+        report: Callable[[float, str], None] | None = None,
+    ) -> Computed[Result]:
+        """The result for ``controls`` (cached under its physics fields), timed: the one path
+        by which the update, the download and a background job obtain it. ``report(fraction,
+        text)``: a background job's progress (it then computes with ``compute_job``)."""
         physics = self.spec.physics_only(controls)
         timing: list[float] = []
 
         def compute() -> Result:
             start = time.perf_counter()
-            result = self.compute(physics)
+            if report is not None and self.compute_job is not None:
+                result = self.compute_job(physics, report)
+            else:
+                result = self.compute(physics)
             timing.append(1e3 * (time.perf_counter() - start))
             return result
 
@@ -193,28 +242,28 @@ class View(Generic[Controls, Result]):
             + [Input(f"{key}-wake", "data")],
             State(f"{key}-frame", "value"),
         )
-        names = ("summary", "timing", "messages")
-        outputs = [Output(graph, "figure") for graph in self.graph_ids()]
-        outputs += [Output(f"{key}-{name}", "children") for name in names]
-        outputs += [
-            Output(f"{key}-link", "data"),
-            Output(f"{key}-frames", "data"),
-            Output(f"{key}-frame", "max"),
-            Output(f"{key}-answered", "data"),
-            Output(f"{key}-job", "data"),
-        ]
+        outputs = {
+            "figures": [Output(graph, "figure") for graph in self.graph_ids()],
+            "summary": Output(f"{key}-summary", "children"),
+            "status": Output(f"{key}-timing", "children"),
+            "messages": Output(f"{key}-messages", "children"),
+            "link": Output(f"{key}-link", "data"),
+            "frames": Output(f"{key}-frames", "data"),
+            "last_frame": Output(f"{key}-frame", "max"),
+            "answered": Output(f"{key}-answered", "data"),
+            "job": Output(f"{key}-job", "data"),
+        }
+        inputs = {
+            "request": Input(f"{key}-request", "data"),
+            "controls": [State(ident, "value") for ident in self.control_ids()],
+            "page": State(f"{key}-page", "data"),
+            "done": State(f"{key}-job-done", "data"),
+        }
 
-        @app.callback(
-            outputs,
-            Input(f"{key}-request", "data"),
-            [State(ident, "value") for ident in self.control_ids()],
-            State(f"{key}-page", "data"),
-            State(f"{key}-job-done", "data"),
-            prevent_initial_call=True,  # the gate's first request (with the page's theme) opens
-        )
-        def update(request, *args):
-            raw, page, done = args[:-2], args[-2], args[-1]
-            return self.update(cache, request, raw, page, jobs=jobs, done=done)
+        # the gate's first request (with the page's theme) opens the page
+        @app.callback(output=outputs, inputs=inputs, prevent_initial_call=True)
+        def update(request, controls, page, done):
+            return self.update(cache, request, controls, page, jobs=jobs, done=done).outputs()
 
     def update(
         self,
@@ -225,23 +274,23 @@ class View(Generic[Controls, Result]):
         *,
         jobs: Jobs | None = None,
         done: Any = None,
-    ) -> list:
-        """The main callback's body (also called directly by the tests): for a request of the
-        page's gate (None on the page's first load) and the controls' values, the figure
-        updates, summary, how the result was obtained, messages, link search, frames, the
-        last frame's index, the answer to the gate, and a background job to start (or None).
+    ) -> Answer:
+        """The main callback's body (also called directly by the tests): the answer to a
+        request of the page's gate (None on the page's first load) for the controls' values.
         ``jobs``: how heavy requests run in the background (None: they are computed here);
-        ``done``: the page's last finished job."""
+        ``done``: how the page's last background job ended (its ``{key}-job-done`` store)."""
         ask = Request.parse(request)
         controls, corrections = self.spec.parse_controls(raw_controls)
-        reply = Reply.to(ask, raw_controls, self._search(controls, page), _carried(page))
-        if self.awaits_job(cache, controls, jobs):
-            failure = failed_job(done, raw_controls)
-            if failure is None and not succeeded_job(done, raw_controls):
-                return reply.dispatched(len(self.panels), corrections)
-            if failure is not None:
-                return reply.failed(len(self.panels), [*corrections, failure])
         graphs = [panel.graph for panel in self.panels]
+        search = self._search(controls, page)
+        reply = Reply.to(graphs, ask, raw_controls, search, _carried(page))
+        if self.awaits_job(cache, controls, jobs):
+            outcome = JobOutcome.parse(done)
+            if outcome is None or not outcome.concerns(reply.asked):
+                job = {"id": reply.seq, "values": reply.asked}
+                return reply.waiting(JOB_STATUS, corrections, job)
+            if not outcome.ok:
+                return reply.failed([*corrections, outcome.message])
         skipped, whole = ask.plan(graphs)
         stale = ask.stale_after(graphs, skipped, reply.asked)
         try:
@@ -253,13 +302,10 @@ class View(Generic[Controls, Result]):
             before = self._drawn(cache, ask.drawn, skip=skipped | whole)
         except Exception as error:  # shown on the page; the request still succeeds
             log.exception("drawing %s failed for %s", self.key, controls)
-            message = f"This combination could not be computed: {error}"
-            return reply.failed(len(self.panels), [*corrections, message])
+            return reply.failed([*corrections, failure_text(error)])
+        log.debug("%s: %s for %s", self.key, computed.served, reply.asked)
         figures = figure_updates(before, figures)
-        timing = computed.describe()
-        if computed.milliseconds is None:
-            timing = finished_job_text(done, raw_controls) or timing
-        return reply.drawn(figures, summary, timing, [*corrections, *notes], frames, stale)
+        return reply.drawn(figures, summary, [*corrections, *notes], frames, stale)
 
     def _search(self, controls: Controls, page: Any) -> str:
         embed = isinstance(page, dict) and truth(page.get("embed")) is True
@@ -361,7 +407,7 @@ class View(Generic[Controls, Result]):
         controls, _ = self.spec.parse_controls(raw_controls)
         try:
             tables = self.tables(controls, self.results(cache, controls).result)
-        except Exception:
+        except Exception:  # the button does nothing; the page's plots already say why
             log.exception("export of %s failed", self.key)
             return no_update
         if kind == "json":
