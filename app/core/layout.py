@@ -4,11 +4,13 @@ the plots. Built from the view's declaration and the state its link describes.""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from secrets import token_hex
 from typing import Any
 
 from dash import dcc, html
 
 from ..ui import components
+from .jobs import page_parts
 from .state import PageState
 
 __all__ = ["view_page"]
@@ -85,7 +87,7 @@ def _content(view: Any, state: PageState, related: Sequence[tuple[str, str]]) ->
             html.Div(id=f"{view.key}-summary", className="summary"),
             html.P(id=f"{view.key}-timing", className="timing"),
             html.Div(components.animation_bar(view.key, state.frame), hidden=not view.animated),
-            *([components.job_bar(view.key)] if view.heavy is not None else []),
+            *(page_parts(view.key) if view.heavy is not None else []),
             *hint,
             html.Div(panels, className="graph-grid", id=f"{view.key}-plots", tabIndex="-1"),
         ],
@@ -110,7 +112,8 @@ def view_page(view: Any, state: PageState, related: Sequence[tuple[str, str]] = 
         className="sidebar",
         **{"aria-label": "controls"},
     )
-    page = {"embed": state.embed, "messages": list(state.messages)}
+    # the page's own id: fair use counts requests per page (app/fair.py), not per address
+    page = {"embed": state.embed, "messages": list(state.messages), "client": token_hex(8)}
     return html.Div(
         [
             html.A("Skip to the plots", href=f"#{key}-plots", className="skip-link"),

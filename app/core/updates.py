@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -348,6 +348,12 @@ class Reply:
             last_frame=1,
             answered=self._answer(None),
         )
+
+    def refused(self, messages: Sequence[str], search: str) -> Answer:
+        """Nothing computed (the page has too many requests in progress): the plots stay, the
+        gate learns that no values were answered (a later move asks again)."""
+        answer = self.waiting("", messages, no_update)
+        return replace(answer, link=search, answered=self._answer(None) | {"values": None})
 
     def waiting(self, status: str, messages: Sequence[str], job: Any) -> Answer:
         """The plots stay as they are while a background job computes (or could not start:

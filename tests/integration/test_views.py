@@ -4,14 +4,17 @@ downloads, the router, preset links and the figures' text alternatives."""
 import dataclasses
 import json
 import math
+import re
+import tempfile
 from pathlib import Path
 
 import pytest
 from dash import no_update
 
 from app.core.downloads import to_csv, to_json
-from app.core.jobs import Jobs
+from app.core.jobs import MALFORMED, JobLimits, Jobs
 from app.core.layout import view_page
+from app.job_store import FolderJobStore
 from app.views import BY_KEY, MAPS, VIEWS
 from tests.dash_client import payload, server_callbacks
 from tests.hostile import NASTIES
@@ -27,7 +30,12 @@ def _non_empty(figure):
 
 
 #: a deployment that runs background jobs (the main callback only needs to know that it does)
-RUNS_JOBS = Jobs(manager=None)
+RUNS_JOBS = Jobs(
+    FolderJobStore(tempfile.mkdtemp(prefix="lazy-rich-test-jobs-")),
+    runner=None,  # recorded, not run: what starts is the question here
+    limits=JobLimits(queue=10**4, per_client=10**4),
+)
+GATE = {"seq": 1, "frame": 0, "drawn": None}
 
 
 def _background(view, controls) -> bool:
@@ -86,7 +94,7 @@ def test_every_preset_renders_without_corrections(view, cache):
             assert preset.panel in {p.graph for p in view.panels}, preset.slug
         controls = view.spec.with_overrides(preset.values)
         if _background(view, controls):
-            answer = view.update(cache, None, view.spec.to_controls(controls), PAGE, jobs=RUNS_JOBS)
+            answer = view.update(cache, GATE, view.spec.to_controls(controls), PAGE, jobs=RUNS_JOBS)
             assert answer.job["values"] == view.spec.to_controls(controls), preset.slug
             continue  # drawn by its job (tests/e2e/test_jobs.py), or on the paper-figures page
         figures, _, messages, *_ = _update(view, cache, controls)
@@ -110,10 +118,10 @@ def test_hostile_control_values_give_messages_not_errors(view, bad, cache):
         page = {"embed": bad, "messages": bad}
         answer = view.update(cache, {"drawn": bad}, raw, page, jobs=RUNS_JOBS, done=bad)
         json.dumps(answer.answered, allow_nan=False)  # the echo to the gate is strict JSON
-        if answer.job is no_update:
+        if not all(f is no_update for f in answer.figures):
             assert all(_non_empty(f) for f in answer.figures), name
-        else:  # a background job computes it; the plots stay as they are meanwhile
-            assert all(f is no_update for f in answer.figures) and json.dumps(answer.job), name
+        else:  # a background job's: a request that is not the page's starts none
+            assert answer.job is no_update and MALFORMED in answer.texts, name
         assert not view.parse_link(answer.link).messages  # whatever came in, the link is valid
 
 
@@ -209,7 +217,9 @@ def test_a_link_can_name_a_preset(view):
     assert [found[f"{view.key}-{name}"].value for name in view.spec.names] == expected
     assert found[f"{view.key}-preset"].value == preset.slug
     assert found[f"{view.key}-preset-caption"].children == preset.caption
-    assert found[f"{view.key}-page"].data == {"embed": True, "messages": []}
+    page = found[f"{view.key}-page"].data
+    assert page | {"client": "?"} == {"embed": True, "messages": [], "client": "?"}
+    assert re.fullmatch(r"[0-9a-f]{16}", page["client"])  # the page's own id (fair use)
 
 
 def test_every_published_preset_slug_still_opens_its_preset():
