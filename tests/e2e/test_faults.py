@@ -88,4 +88,3 @@ def test_the_page_recovers_when_the_worker_answering_it_dies_twice(browser, tmp_
             assert query(page)["delta"] != "0"
         finally:
             context.close()
-
