@@ -23,9 +23,18 @@ __all__ = ["create_app", "dash_app", "server"]
 _built: dict[str, Any] = {}
 
 
+def _start_paper_figures() -> None:
+    """The paper-figures page's cards, computed once for the deployment beside the server."""
+    from .config import Settings
+    from .paper_figures import warm_up_in_background
+
+    warm_up_in_background(Settings.from_env())
+
+
 def __getattr__(name: str) -> Any:
     if name in ("server", "dash_app"):
         if "app" not in _built:
             _built["app"] = create_app()
+            _start_paper_figures()
         return _built["app"] if name == "dash_app" else _built["app"].server
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

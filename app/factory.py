@@ -25,7 +25,7 @@ from .fair import ClientSlots, RateLimitedLog
 from .job_runner import jobs_for
 from .memory import keep_freed_memory
 from .ui import components
-from .views import BY_KEY, MAPS, VIEWS
+from .views import BY_KEY, MAPS, PAPERS, VIEWS
 
 __all__ = ["create_app"]
 
@@ -122,6 +122,7 @@ def navigation(link: Callable[[str], str]) -> components.Navigation:
         views=tuple(item(v.nav_title, link(v.path)) for v in VIEWS if not v.is_map),
         maps=tuple(item(v.nav_title, link(v.path)) for v in MAPS),
         pages=tuple(item(p.nav_title, link(p.path)) for p in PAGES),
+        papers=tuple((paper.authors, paper.title) for paper in PAPERS),
     )
 
 

@@ -1,23 +1,38 @@
-"""The paper-figures page: one card per figure of the papers that a view's preset reproduces
-— its caption, the figure computed when the page opens, and a link that opens the same setup in
-the interactive view.
+"""The paper-figures page: one card per figure of the papers that a view's preset reproduces —
+its caption, the figure computed from the preset, the paper's claim checked on the card's own
+numbers, how the model differs from the paper, and a link that opens the same setup in the
+interactive view.
 
-A preset with a ``figure`` gets a card; its ``panel`` says which plot the card shows. Nothing is
-stored: one server callback per card computes it (through its view's cached results and that
-one panel's draw function). A card that cannot be computed says so; the others still render.
+A preset with a ``figure`` gets a card; its ``panel`` says which plot the card shows, its
+``claim`` what the figure shows and the check of it (:mod:`app.core.claims`). The cards are
+fixed, so each is computed once per deployment into the shared result cache — by a process
+started with the server (:func:`warm_up_in_background`) or by the first visitor — and served as
+JSON from ``paper-figures/card/<key>``. The page draws a card when it scrolls into view
+(``assets/paper_figures.js``): nothing is computed or drawn for cards nobody looks at. A card that
+cannot be computed says so; the others still render.
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import json
 import logging
+import os
 import re
+import subprocess
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from dash import Dash, Input, Output, dcc, html
+from dash import Dash, dcc, html
+from flask import Response, request
+from plotly.io.json import to_json_plotly
 
 from .cache import ResultCache
+from .core.claims import Evidence
 from .core.page import Page
 from .core.panel import Figure, Panel
 from .core.presets import Paper, Preset
@@ -25,15 +40,19 @@ from .core.view import View
 from .ui import components
 from .ui.figures import CURSOR, compact
 from .ui.notation import typeset_figure
+from .ui.theme import themed
 from .views import MODELS
 
-__all__ = ["CARDS", "GROUPS", "PAGE", "Card", "card_figure"]
+__all__ = ["CARDS", "GROUPS", "PAGE", "Card", "CardContent", "card_content", "code_version"]
 
 log = logging.getLogger(__name__)
 
 PATH = "/paper-figures"
 PREFIX = "paper-figures"
-LOAD_ID = f"{PREFIX}-load"
+#: where a card's content is served, below the app's routes prefix
+CARD_ROUTE = "paper-figures/card/"
+#: the result cache's namespace for drawn cards
+NAMESPACE = "paper-card"
 
 #: plot heights in a card (px): plain plots, and at most this for the panels the views draw
 #: taller (3-D scenes, matrices, maps)
@@ -48,10 +67,15 @@ LEGEND_WIDTH = 330
 
 GRAPH_CONFIG = {"displaylogo": False, "displayModeBar": False, "responsive": True}
 
+#: the environment variable that turns the start-up computation of every card off ("0")
+WARM_UP = "PAPER_FIGURES_WARM_UP"
+
 INTRO = (
-    "Every figure of the papers that this explorer reproduces, computed afresh by the exact "
-    "solvers when the page opens. Each card shows one panel of the figure's setup; its link "
-    "opens the same setup in the interactive view, with all its panels and controls."
+    "Every figure of the papers that this explorer reproduces, computed by the exact solvers and "
+    "the network engine. Each card shows one panel of the figure's setup, says what the paper's "
+    "figure shows and checks it on the card's own numbers, and says where the model or the "
+    "setting here differs from the paper's. Its link opens the same setup in the interactive "
+    "view, with all its panels and controls."
 )
 
 
@@ -69,8 +93,16 @@ class Card:
         return f"{PREFIX}-{self.key}-graph"
 
     @property
+    def slot_id(self) -> str:
+        return f"{PREFIX}-{self.key}-plot"
+
+    @property
     def note_id(self) -> str:
         return f"{PREFIX}-{self.key}-note"
+
+    @property
+    def evidence_id(self) -> str:
+        return f"{PREFIX}-{self.key}-evidence"
 
     @property
     def panel(self) -> Panel:
@@ -97,12 +129,12 @@ def _groups() -> list[tuple[Paper, tuple[View, ...], list[Card]]]:
     papers in navigation order, then any paper a preset names for itself."""
     papers: dict[Paper, tuple[list[View], list[Card]]] = {}
     for model in MODELS:
-        papers.setdefault(model.PAPER, ([], []))
-        for view in model.VIEWS:
+        papers.setdefault(model.paper, ([], []))
+        for view in model.views:
             for preset in view.presets:
                 if preset.figure is None:
                     continue
-                views, cards = papers.setdefault(preset.paper or model.PAPER, ([], []))
+                views, cards = papers.setdefault(preset.paper or model.paper, ([], []))
                 if view not in views:
                     views.append(view)
                 cards.append(Card(view, preset))
@@ -115,9 +147,34 @@ def _groups() -> list[tuple[Paper, tuple[View, ...], list[Card]]]:
 
 GROUPS = _groups()
 CARDS: tuple[Card, ...] = tuple(card for _, _, cards in GROUPS for card in cards)
+BY_KEY = {card.key: card for card in CARDS}
 
 
-# -- figures ---------------------------------------------------------------------------------
+@functools.cache
+def code_version() -> str:
+    """A fingerprint of the code that draws the cards (the app and the engine): a new version
+    of either draws every card afresh, and the browser asks for the new figures."""
+    digest = hashlib.blake2b(digest_size=8)
+    root = Path(__file__).resolve().parent.parent
+    for folder in ("app", "solvers"):
+        for path in sorted((root / folder).rglob("*.py")):
+            digest.update(path.relative_to(root).as_posix().encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+# -- a card's content ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CardContent:
+    """What a deployment computes once per card and every visitor reads: the drawn figure (JSON
+    text, light theme) and its claim's evidence on the card's own data."""
+
+    figure: str
+    height: int
+    holds: bool
+    found: str
 
 
 def _static(figure: Figure) -> None:
@@ -189,50 +246,88 @@ def _fit_to_card(figure: Figure, card: Card) -> None:
         layout["legend"]["maxheight"] = 1.0
 
 
-def _failed(card: Card) -> Figure:
-    figure = components.failed_figure()
-    hidden = {"visible": False}
-    figure["layout"] |= {"height": card.height, "xaxis": hidden, "yaxis": hidden}
-    return figure
+def _draw(card: Card, cache: ResultCache) -> CardContent:
+    controls = card.view.spec.with_overrides(card.preset.values)
+    result = card.view.results(cache, controls).result
+    figure = typeset_figure(card.panel.draw(controls, result))
+    _static(figure)
+    _at_the_end(figure, card, controls, result)
+    _fit_to_card(figure, card)
+    claim = card.preset.claim
+    evidence = claim.evaluate(controls, result) if claim else Evidence(True, "")
+    height = int(figure["layout"]["height"])
+    return CardContent(to_json_plotly(compact(figure)), height, evidence.holds, evidence.found)
 
 
-def card_figure(card: Card, cache: ResultCache) -> tuple[Figure, dict, str | None]:
-    """One card's figure (packed for the browser), the graph's style (its height) and a
-    message if the figure could not be made."""
+def card_content(card: Card, cache: ResultCache) -> CardContent:
+    """The card's drawn figure and evidence, from the cache or computed (and cached) now."""
+    return cache.get_or_compute(
+        NAMESPACE, (card.key, code_version()), lambda: _draw(card, cache), CardContent
+    )
+
+
+def card_answer(card: Card, cache: ResultCache, theme: str = "light") -> str:
+    """The JSON the page reads for a card: ``figure``, ``height``, ``claim`` (``holds`` and
+    ``found``) and ``message`` (why the figure could not be made, else null)."""
     try:
-        controls = card.view.spec.with_overrides(card.preset.values)
-        result = card.view.results(cache, controls).result
-        figure = typeset_figure(card.panel.draw(controls, result))
-        _static(figure)
-        _at_the_end(figure, card, controls, result)
-        _fit_to_card(figure, card)
-        figure, message = compact(figure), None
+        content = card_content(card, cache)
     except Exception as error:  # one broken card must not take the page down
         log.exception("paper figure %s could not be computed", card.key)
-        figure = _failed(card)
+        failed = components.failed_figure()
+        hidden = {"visible": False}
+        failed["layout"] |= {"height": card.height, "xaxis": hidden, "yaxis": hidden}
         message = f"This figure could not be computed: {str(error)[:200]}"
-    return figure, {"height": f"{figure['layout']['height']}px"}, message
+        body = {"figure": failed, "height": card.height, "claim": None, "message": message}
+        return json.dumps(body)
+    figure = content.figure
+    if theme == "dark":
+        figure = to_json_plotly(themed(json.loads(figure), "dark"))
+    claim = json.dumps({"holds": content.holds, "found": content.found})
+    return f'{{"figure": {figure}, "height": {content.height}, "claim": {claim}, "message": null}}'
 
 
 # -- layout ----------------------------------------------------------------------------------
 
 
+def _claim(card: Card) -> list:
+    preset = card.preset
+    parts: list[Any] = []
+    if preset.claim is not None:
+        parts.append(
+            html.P(
+                [html.Strong("What it shows: "), preset.claim.text],
+                className="paper-card-claim",
+            )
+        )
+        parts.append(
+            html.P(id=card.evidence_id, className="paper-card-evidence", **{"aria-live": "polite"})
+        )
+    if preset.differs:
+        parts.append(
+            html.P(
+                [html.Strong("Differs from the paper: "), preset.differs],
+                className="paper-card-differs",
+            )
+        )
+    return parts
+
+
 def _card(card: Card, link: Callable[[str], str], embed: bool) -> html.Article:
+    source = link("/" + CARD_ROUTE + card.key) + f"?v={code_version()}"
     return html.Article(
         [
             html.H3(card.preset.name, className="paper-card-title"),
             html.P(card.preset.caption, className="paper-card-caption"),
-            dcc.Loading(
-                dcc.Graph(
-                    id=card.graph_id,
-                    config=GRAPH_CONFIG,
-                    style={"height": f"{card.height}px"},
-                    figure={"data": [], "layout": {"height": card.height}},
-                ),
-                type="dot",
-                delay_show=400,
+            html.Div(
+                html.Div("Drawing the figure…", className="paper-card-placeholder"),
+                id=card.slot_id,
+                className="paper-card-plot",
+                style={"minHeight": f"{card.height}px"},
+                role="img",
+                **{"aria-label": f"{card.preset.name}: {card.panel.title}"},
             ),
             html.Div(id=card.note_id, className="paper-card-note", role="status"),
+            *_claim(card),
             html.P(f"Panel shown: {card.panel.title}", className="paper-card-panel"),
             dcc.Link(
                 "Open in the interactive view →",
@@ -243,6 +338,13 @@ def _card(card: Card, link: Callable[[str], str], embed: bool) -> html.Article:
         ],
         id=f"{PREFIX}-{card.key}",
         className="paper-card",
+        **{
+            "data-card-source": source,
+            "data-card-slot": card.slot_id,
+            "data-card-graph": card.graph_id,
+            "data-card-note": card.note_id,
+            "data-card-evidence": card.evidence_id,
+        },
     )
 
 
@@ -276,29 +378,57 @@ def layout(link: Callable[[str], str], search: str, embed: bool) -> html.Div:
         )
     intro = [] if embed else [html.H1("Paper figures"), components.explanation(INTRO)]
     return html.Div(
-        [dcc.Store(id=LOAD_ID, data=True), *intro, *sections], className="paper-figures"
+        [*intro, *sections],
+        className="paper-figures",
+        **{"data-graph-config": json.dumps(GRAPH_CONFIG)},
     )
 
 
-# -- callbacks -------------------------------------------------------------------------------
+# -- serving -------------------------------------------------------------------------------
 
 
 def register(app: Dash, cache: ResultCache) -> None:
-    """One callback per card: the cards arrive side by side, and a slow one (a whole map of
-    solutions) holds up only itself."""
+    """The route that serves a card's content (``?theme=dark`` for the dark theme). Its link
+    carries the code's version, so the browser may keep an answer as long as it likes."""
+    route = app.config.routes_pathname_prefix + CARD_ROUTE + "<key>"
+
+    def serve(key: str) -> Response:
+        card = BY_KEY.get(key)
+        if card is None:
+            return Response(json.dumps({"error": "no such card"}), 404, mimetype="application/json")
+        theme = "dark" if request.args.get("theme") == "dark" else "light"
+        answer = Response(card_answer(card, cache, theme), mimetype="application/json")
+        current = request.args.get("v") == code_version()
+        answer.headers["Cache-Control"] = "public, max-age=86400" if current else "no-cache"
+        return answer
+
+    app.server.add_url_rule(route, "paper_figure_card", serve, methods=["GET"])
+
+
+def warm_up(cache: ResultCache) -> int:
+    """Compute every card into ``cache``; the number that could not be computed."""
+    failed = 0
     for card in CARDS:
-        _register_card(app, cache, card)
+        try:
+            card_content(card, cache)
+        except Exception:
+            failed += 1
+            log.exception("paper figure %s could not be computed", card.key)
+    return failed
 
 
-def _register_card(app: Dash, cache: ResultCache, card: Card) -> None:
-    @app.callback(
-        Output(card.graph_id, "figure"),
-        Output(card.graph_id, "style"),
-        Output(card.note_id, "children"),
-        Input(LOAD_ID, "data"),
+def warm_up_in_background(settings: Any) -> subprocess.Popen | None:
+    """Start computing every card into the deployment's shared cache, in a process of its own
+    at low priority, so that the page's first visitor finds them drawn. Nothing is started
+    for a cache the web workers do not share, or when ``PAPER_FIGURES_WARM_UP=0``."""
+    if os.environ.get(WARM_UP, "1").strip() == "0":
+        return None
+    if settings.cache_type not in ("FileSystemCache", "RedisCache"):
+        return None
+    return subprocess.Popen(
+        [sys.executable, "-m", "app.precompute", str(os.getpid())],
+        stdin=subprocess.DEVNULL,
     )
-    def fill(_loaded):
-        return card_figure(card, cache)
 
 
 PAGE = Page(path=PATH, nav_title="Paper figures", layout=layout, register=register)

@@ -29,6 +29,8 @@ import requests
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+import _markdown  # noqa: E402  (benchmarks/_markdown.py, beside this script)
+
 from app.views import VIEWS  # noqa: E402
 from tests import servers  # noqa: E402
 from tests.dash_client import (  # noqa: E402
@@ -75,7 +77,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--requests", type=int, default=60)
     parser.add_argument("--workers", type=int, default=2)
+    _markdown.add_option(parser)
     options = parser.parse_args()
+    _markdown.start(options.markdown)
     rng = random.Random(0)
     with servers.gunicorn(workers=options.workers, threads=4) as (url, _):
         session = requests.Session()

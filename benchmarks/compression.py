@@ -26,6 +26,8 @@ import requests
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+import _markdown  # noqa: E402  (benchmarks/_markdown.py, beside this script)
+
 from app.views import VIEWS  # noqa: E402
 from benchmarks.app_callbacks import random_move  # noqa: E402
 from tests import servers  # noqa: E402
@@ -86,7 +88,9 @@ def callbacks(url: str, master: int, count: int) -> tuple[float, float, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--requests", type=int, default=40, help="slider moves per view")
+    _markdown.add_option(parser)
     options = parser.parse_args()
+    _markdown.start(options.markdown, fenced=False)
     print(
         "| compression | page load bytes | first load | next load | answer median | "
         "answer size | server CPU per answer |"

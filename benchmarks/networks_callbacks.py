@@ -32,6 +32,8 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+import _markdown  # noqa: E402  (benchmarks/_markdown.py, beside this script)
+
 from app.cache import ResultCache  # noqa: E402
 from app.memory import keep_freed_memory  # noqa: E402
 from app.views.networks import MAP, TRAJECTORY  # noqa: E402
@@ -121,7 +123,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--moves", type=int, default=30)
     parser.add_argument("--paper", action="store_true", help="also train the paper's sizes")
+    _markdown.add_option(parser)
     options = parser.parse_args()
+    _markdown.start(options.markdown)
     keep_freed_memory()  # as the app does
     network_view(options.moves)
     maps(options.paper)

@@ -46,6 +46,8 @@ import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from anywhere
 
+import _markdown  # noqa: E402  (benchmarks/_markdown.py, beside this script)
+
 from solvers import networks as nw  # noqa: E402
 from solvers.networks import _compiled  # noqa: E402
 
@@ -290,7 +292,9 @@ def memory_row(rows) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeats", type=int, default=5)
+    _markdown.add_option(parser)
     args = parser.parse_args()
+    _markdown.start(args.markdown)
     repeats = args.repeats
     print(
         f"numpy {np.__version__}, Python {platform.python_version()}, {platform.machine()}, "

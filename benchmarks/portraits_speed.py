@@ -28,6 +28,7 @@ from pathlib import Path  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from anywhere
 
+import _markdown  # noqa: E402  (benchmarks/_markdown.py, beside this script)
 import numpy as np  # noqa: E402
 import scipy  # noqa: E402
 
@@ -146,7 +147,10 @@ def cases():
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=30)
-    repeats = parser.parse_args().repeats
+    _markdown.add_option(parser)
+    options = parser.parse_args()
+    repeats = options.repeats
+    _markdown.start(options.markdown)
     print(f"python {platform.python_version()}, numpy {np.__version__}, scipy {scipy.__version__}")
     print(
         f"OPENBLAS_NUM_THREADS = {os.environ['OPENBLAS_NUM_THREADS']}, {os.cpu_count()} CPUs; "

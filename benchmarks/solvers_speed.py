@@ -18,6 +18,7 @@ import argparse
 import platform
 import time
 
+import _markdown
 import numpy as np
 import scipy
 from scipy.integrate import solve_ivp
@@ -145,7 +146,10 @@ def cases():
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=50)
-    repeats = parser.parse_args().repeats
+    _markdown.add_option(parser)
+    options = parser.parse_args()
+    repeats = options.repeats
+    _markdown.start(options.markdown)
     print(f"python {platform.python_version()}, numpy {np.__version__}, scipy {scipy.__version__}")
     print(f"1000 time points in [0, 20] unless stated; {repeats} repeats; ms per call\n")
     rows = cases()

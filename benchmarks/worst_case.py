@@ -19,6 +19,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+import _markdown  # noqa: E402  (benchmarks/_markdown.py, beside this script)
+
 from app.core.view import Computed  # noqa: E402
 from app.memory import keep_freed_memory  # noqa: E402
 from app.views import VIEWS  # noqa: E402
@@ -34,7 +36,9 @@ def seconds(view, controls) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--states", type=int, default=24)
+    _markdown.add_option(parser)
     options = parser.parse_args()
+    _markdown.start(options.markdown)
     keep_freed_memory()  # as the app does
     print(f"{options.states} demanding states per view; times in ms, memory in MB")
     print(f"{'view':22s} {'median':>8s} {'max':>8s} {'peak MB':>8s}   slowest state")

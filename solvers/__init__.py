@@ -15,12 +15,15 @@ Pure numpy/scipy: nothing here imports a web or plotting library.
 """
 
 from . import feature_evolution, finite_width, lambda_balanced, metrics, networks, single_neuron
+from ._descent import StepBudget, step_budget
 
 __all__ = [
+    "StepBudget",
     "feature_evolution",
     "finite_width",
     "lambda_balanced",
     "metrics",
     "networks",
     "single_neuron",
+    "step_budget",
 ]

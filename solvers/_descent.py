@@ -9,6 +9,7 @@ receives NaN/inf arrays.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -16,7 +17,7 @@ import numpy as np
 
 from ._validation import MAX_STEPS, as_positive, as_positive_int
 
-__all__ = ["DIVERGENCE_LIMIT", "DescentRun", "run_descent"]
+__all__ = ["DIVERGENCE_LIMIT", "DescentRun", "StepBudget", "run_descent", "step_budget"]
 
 #: parameters larger than this in absolute value count as diverged. Far above any sensible
 #: initialisation, yet small enough that losses and kernels built from them stay finite.
@@ -87,3 +88,38 @@ def run_descent(
         lr=lr,
         diverged_at=diverged_at,
     )
+
+
+@dataclass(frozen=True)
+class StepBudget:
+    """How many gradient-descent steps a horizon asks for, and how many a cap allows: the one
+    rule of every view that runs gradient descent beside an exact solution."""
+
+    wanted: int  #: steps to reach the horizon (step k is at t = k·lr)
+    cap: int  #: most steps one run may take
+
+    @property
+    def steps(self) -> int:
+        return min(self.wanted, self.cap)
+
+    @property
+    def capped(self) -> bool:
+        return self.wanted > self.cap
+
+    def note(self, lr: float, *, unit: str = "", why: str = "") -> str | None:
+        """What a capped run means, in words (None if it reaches the horizon): ``unit`` follows
+        times and step sizes (" t_c"), ``why`` follows the cap (" here (d = 100)")."""
+        if not self.capped:
+            return None
+        return (
+            f"Gradient descent is limited to {self.cap:,} steps{why}: with step size {lr:g}{unit} "
+            f"it reaches t = {self.cap * lr:.3g}{unit}, not the horizon."
+        )
+
+
+def step_budget(horizon: float, lr: float, cap: int) -> StepBudget:
+    """The steps of size ``lr`` that reach ``horizon`` (a horizon that is a whole number of
+    steps is not rounded up by the division's rounding error), at most ``cap``."""
+    horizon, lr = as_positive("horizon", horizon), as_positive("lr", lr)
+    cap = as_positive_int("cap", cap)
+    return StepBudget(max(1, math.ceil(horizon / lr - 1e-9)), cap)

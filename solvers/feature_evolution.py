@@ -67,8 +67,9 @@ class FeatureEvolutionTrajectory:
     diverged_at: int | None = None
     recorded_K: np.ndarray | None = None  #: (T, P, P) when the run stored K (gradient descent)
     #: (exact only) when y is partly outside the range of K₀ (s∞ = 0), the share of y along the
-    #: mode that sets the long-time limit; ≲ 1e-12 means the start lies on a saddle's stable
-    #: manifold and rounding decides whether the residual ever leaves −y's subspace.
+    #: mode that sets the long-time limit; below :data:`solvers.metrics.SADDLE_MARGIN` the start
+    #: lies on a saddle's stable manifold and rounding decides whether the residual ever leaves
+    #: −y's subspace.
     saddle_margin: float = 1.0
 
     @cached_property

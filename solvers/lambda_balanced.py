@@ -131,9 +131,9 @@ class LambdaBalancedTrajectory:
     W1: np.ndarray | None = None  #: (T, h, dᵢ), gradient descent only
     W2: np.ndarray | None = None  #: (T, dₒ, h), gradient descent only
     #: distance of the initial state from a saddle's stable manifold (see
-    #: :meth:`solvers._riccati.MatrixRiccati.unstable_margin`). ≲ 1e-12: the flow stalls at a
-    #: saddle (e.g. square λ = 0 nets whose det W₂W₁ has the wrong sign), and rounding decides
-    #: when a simulation escapes.
+    #: :meth:`solvers._riccati.MatrixRiccati.unstable_margin`). Below
+    #: :data:`solvers.metrics.SADDLE_MARGIN` the flow stalls at a saddle (e.g. square λ = 0 nets
+    #: whose det W₂W₁ has the wrong sign), and rounding decides when a simulation escapes.
     saddle_margin: float | None = None
 
     @cached_property
@@ -599,8 +599,9 @@ class LambdaSweep:
     #: first time with ``loss ≤ threshold · initial_loss`` (0 if already there; inf if not by
     #: ``horizon``)
     time_to_threshold: np.ndarray
-    #: as :attr:`LambdaBalancedTrajectory.saddle_margin`: ≲ 1e-12 means the start lies on a
-    #: saddle's stable manifold (it stalls there, e.g. λ = 0 with det W₂ of the wrong sign)
+    #: as :attr:`LambdaBalancedTrajectory.saddle_margin`: below
+    #: :data:`solvers.metrics.SADDLE_MARGIN` the start lies on a saddle's stable manifold (it
+    #: stalls there, e.g. λ = 0 with det W₂ of the wrong sign)
     saddle_margin: np.ndarray
 
 

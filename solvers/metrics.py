@@ -16,13 +16,29 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = [
+    "SADDLE_MARGIN",
     "cosine_similarity",
     "kernel_distance",
     "kernel_distance_from_changes",
     "kernel_distance_from_inner_products",
     "kernel_target_alignment",
     "layer_alignment",
+    "on_saddle",
 ]
+
+#: a start whose ``saddle_margin`` (the share of it along a saddle's growing direction: single
+#: neuron (1.12), λ-balanced (3.19), feature evolution (4.7) in docs/theory.md) is below this
+#: counts as on the saddle's stable manifold: the exact flow lingers at the saddle for a time
+#: ∝ log(1/margin), and when a simulation escapes depends on its rounding errors. The views say
+#: so and the maps count such cells.
+SADDLE_MARGIN = 1e-8
+
+
+def on_saddle(margin: np.ndarray | float) -> np.ndarray | bool:
+    """Whether a ``saddle_margin`` (or an array of them) puts a start on a saddle's stable
+    manifold (below :data:`SADDLE_MARGIN`)."""
+    below = np.asarray(margin) < SADDLE_MARGIN
+    return bool(below) if below.ndim == 0 else below
 
 
 def kernel_distance_from_inner_products(

@@ -66,7 +66,7 @@ class SingleNeuronTrajectory:
     method: str  #: "exact" or "gradient descent"
     diverged_at: int | None = None  #: gradient-descent step that diverged, if any
     #: distance of the start from the stable manifold of the saddle at the origin (see
-    #: :func:`saddle_margin`); ≲ 1e-12 means rounding decides whether and when it escapes.
+    #: :func:`saddle_margin`); below :data:`solvers.metrics.SADDLE_MARGIN` it counts as on it.
     saddle_margin: float = 1.0
 
     @cached_property
@@ -482,8 +482,8 @@ class Portrait:
     #: part of ``direction`` orthogonal to β̂* (β(t) stays in their span)
     phi: np.ndarray  #: alignment ``φ = wᵀβ*/(‖w‖‖β*‖)`` at t (0 where undefined)
     a0: np.ndarray  #: (S, D) initial a (≥ 0)
-    #: (S, D) as :func:`saddle_margin`: ≲ 1e-12 means the start lies on the saddle's stable
-    #: manifold and rounding decides whether and when it escapes
+    #: (S, D) as :func:`saddle_margin`: below :data:`solvers.metrics.SADDLE_MARGIN` the start
+    #: counts as on the saddle's stable manifold
     saddle_margin: np.ndarray
 
     @property

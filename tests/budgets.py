@@ -20,6 +20,17 @@ MEMORY_BUDGET_BYTES = 100 * 2**20
 #: calls of the engine of at most ~100 networks at the corners' sizes (its CALL_WEIGHTS), as
 #: many as the single call of a 10 × 10 map — so a 32 × 32 map peaks as a 10 × 10 one does
 JOB_SIZES = {"steps": 10, "resolution": 10}
+#: the network view's largest request (every cap of its ranges bites)
+NETWORKS_LARGEST = {
+    "data": "digits",
+    "classes": "ten",
+    "n": 1000,
+    "n_test": 1000,
+    "steps": 20000,
+    "depth": 4,
+    "width": 200,
+    "init": "gaussian",
+}
 
 
 def demanding_states(view, count: int, seed: int = 0) -> list[Any]:

@@ -89,6 +89,8 @@ def gunicorn(
         "WEB_CONCURRENCY": str(workers),
         "THREADS": str(threads),
         "CACHE_DIR": str(scratch / "cache"),
+        # the paper-figures cards are computed beside the server only where a test asks for it
+        "PAPER_FIGURES_WARM_UP": "0",
     }
     if "CACHE_REDIS_URL" not in (env or {}):  # else the app's default for a Redis URL applies
         full_env["CACHE_TYPE"] = "FileSystemCache"

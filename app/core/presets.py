@@ -13,6 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .claims import Claim
+
 __all__ = ["Paper", "Preset"]
 
 _SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
@@ -44,6 +46,14 @@ class Preset:
     #: the paper of ``figure`` when it is not the model's own (the network views reproduce
     #: figures of every paper)
     paper: Paper | None = None
+    #: what the figure shows, checked over this preset's computed result (every preset with a
+    #: ``figure`` has one: its card prints the claim and the numbers that prove it)
+    claim: Claim | None = None
+    #: how the model or the setting drawn here differs from the paper's figure, in plain words
+    differs: str | None = None
+    #: the paper's own setting for the figure (sizes, steps, parameters), in plain words, for
+    #: docs/papers.md beside this preset's
+    paper_setting: str | None = None
 
     def __post_init__(self) -> None:
         for slug in (self.slug, *self.aliases):

@@ -286,6 +286,8 @@ class Navigation:
     views: tuple[NavItem, ...]
     maps: tuple[NavItem, ...]
     pages: tuple[NavItem, ...]
+    #: the models' papers for the footer, (authors, title) each, in navigation order
+    papers: tuple[tuple[str, str], ...] = ()
 
 
 def _nav_link(item: NavItem, current: str):
@@ -310,6 +312,14 @@ def _maps_menu(maps: Sequence[NavItem], current: str) -> html.Details:
     )
 
 
+def _footer_text(papers: Sequence[tuple[str, str]]) -> list:
+    """The footer: what the site is and the registry's papers, "Models: Kunin et al., …"."""
+    text: list = ["Exact gradient-flow solutions of small linear networks."]
+    for index, (authors, title) in enumerate(papers):
+        text += [" Models: " if index == 0 else "; ", f"{authors}, ", html.I(title)]
+    return [*text, "."] if papers else text
+
+
 def page_shell(body, *, navigation: Navigation, current: str, embed: bool) -> html.Div:
     """Header with navigation and a footer; both hidden in embed mode (iframes). ``current``
     is the href of the page shown (it is marked in the bar)."""
@@ -326,18 +336,5 @@ def page_shell(body, *, navigation: Navigation, current: str, embed: bool) -> ht
         ],
         className="site-header",
     )
-    footer = html.Footer(
-        [
-            "Exact gradient-flow solutions of small linear networks. Models: Kunin et al. ",
-            html.I("Get rich quick"),
-            "; Xu & Ziyin, ",
-            html.I("Three mechanisms of feature learning"),
-            "; Dominé et al., ",
-            html.I("From lazy to rich"),
-            "; Shan & Bordelon, ",
-            html.I("Rapid feature evolution accelerates learning"),
-            ".",
-        ],
-        className="site-footer",
-    )
+    footer = html.Footer(_footer_text(navigation.papers), className="site-footer")
     return html.Div([header, html.Main(body, className="main"), footer], className="page")

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ._engine import Passes, cross_ntk_from_passes, ntk_from_passes, objective
-from ._model import MAX_ELEMENTS, Network, broadcast_batch, check_inputs
+from ._model import Network, broadcast_batch, check_inputs, check_size
 from ._train import _cells_of, _check_layer_lrs, _check_loss, _check_targets, _per_cell
 
 __all__ = [
@@ -74,11 +74,8 @@ def ntk(
     shapes = [np.shape(rate) for rate in rates]
     names = [f"layer_lrs[{i}]" for i in range(net.depth)]
     batch = broadcast_batch([net.batch_shape, X.shape[:-2], *shapes], ["net", "X", *names])
-    if math.prod(batch) * size * size > MAX_ELEMENTS:
-        raise ValueError(
-            f"this NTK would hold {math.prod(batch) * size * size:,} entries (batch {batch}, "
-            f"n·d_out = {size}); at most {MAX_ELEMENTS:,}. Use fewer samples or a smaller batch."
-        )
+    size_of = math.prod(batch) * size * size
+    check_size("this NTK", "entries", size_of, f"batch {batch}, n·d_out = {size}")
     passes, weights, gamma, batch = _single_passes(net, X, shapes, names)
     etas = [_per_cell(rate, batch) for rate in rates]
     return ntk_from_passes(passes, weights, gamma, etas).reshape((*batch, size, size))
@@ -107,11 +104,8 @@ def ntk_between(
         ["net", "X", "X_other", *names],
     )
     rows, columns = X.shape[-2] * net.d_out, X_other.shape[-2] * net.d_out
-    if math.prod(batch) * rows * columns > MAX_ELEMENTS:
-        raise ValueError(
-            f"this NTK would hold {math.prod(batch) * rows * columns:,} entries (batch {batch}, "
-            f"{rows} × {columns}); at most {MAX_ELEMENTS:,}. Use fewer samples or a smaller batch."
-        )
+    size_of = math.prod(batch) * rows * columns
+    check_size("this NTK", "entries", size_of, f"batch {batch}, {rows} × {columns}")
     first, weights, gamma, batch = _single_passes(net, X, [X_other.shape[:-2], *shapes], names)
     cells = math.prod(batch)
     inputs = X_other if X_other.ndim == 2 else _cells_of(X_other, batch, 2)
@@ -136,13 +130,12 @@ def outputs_and_active_units(net: Network, X: np.ndarray) -> tuple[np.ndarray, n
         raise ValueError(f"net must be a Network; got {net!r:.60}.")
     X = check_inputs("X", X, net.d_in)
     batch = broadcast_batch([net.batch_shape, X.shape[:-2]], ["net", "X"])
-    largest = math.prod(batch) * X.shape[-2] * max(net.widths)
-    if largest > MAX_ELEMENTS:
-        raise ValueError(
-            f"this forward pass would hold {largest:,} values per layer (batch {batch}, "
-            f"{X.shape[-2]} samples); at most {MAX_ELEMENTS:,}. Use fewer samples or a smaller "
-            "batch."
-        )
+    check_size(
+        "this forward pass",
+        "values per layer",
+        math.prod(batch) * X.shape[-2] * max(net.widths),
+        f"batch {batch}, {X.shape[-2]} samples, widest layer {max(net.widths)}",
+    )
     passes, _, _, batch = _single_passes(net, X, [], [])
     counts = sum(np.count_nonzero(pattern, axis=-1) for pattern in passes.patterns())
     if isinstance(counts, int):  # no hidden layer

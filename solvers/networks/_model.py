@@ -320,18 +320,27 @@ def forward(net: Network, X: np.ndarray) -> np.ndarray:
         raise ValueError(f"net must be a Network; got {_describe(net)}.")
     X = check_inputs("X", X, net.d_in)
     batch = broadcast_batch([net.batch_shape, X.shape[:-2]], ["net", "X"])
-    largest = math.prod(batch) * X.shape[-2] * max(net.widths)
-    if largest > MAX_ELEMENTS:
-        raise ValueError(
-            f"this forward pass would hold {largest:,} values per layer (batch {batch}, "
-            f"{X.shape[-2]} samples, widest layer {max(net.widths)}); at most {MAX_ELEMENTS:,}. "
-            "Use fewer samples or a smaller batch."
-        )
+    check_size(
+        "this forward pass",
+        "values per layer",
+        math.prod(batch) * X.shape[-2] * max(net.widths),
+        f"batch {batch}, {X.shape[-2]} samples, widest layer {max(net.widths)}",
+    )
     hidden = X
     for index, layer in enumerate(net.weights):
         z = hidden @ np.swapaxes(layer, -1, -2)
         hidden = z if index == net.depth - 1 else activate(net.activation, z)[0]
     return gamma_column(net.gamma) * hidden
+
+
+def check_size(what: str, unit: str, size: int, shape: str) -> None:
+    """The one size guard of the network engine: an array a call would build may hold at most
+    :data:`MAX_ELEMENTS` entries (``ValueError`` naming ``what`` and its ``shape``)."""
+    if size > MAX_ELEMENTS:
+        raise ValueError(
+            f"{what} would hold {size:,} {unit} ({shape}); at most {MAX_ELEMENTS:,}. "
+            "Use fewer samples or a smaller batch."
+        )
 
 
 def positive_count(name: str, value: Any, maximum: int, *, minimum: int = 1) -> int:

@@ -37,6 +37,7 @@ __all__ = [
     "MAX_RECORDS",
     "MAX_TRAIN_STEPS",
     "MAX_WORK",
+    "RECORDED",
     "Training",
     "compile_training_loop",
     "default_record",
@@ -95,6 +96,20 @@ class Training:
     #: with ``record_weights``: per layer ``(..., R, n_out, n_in)``, the weights at each recorded
     #: step (a diverged cell's repeat its last good state); else None
     weights: tuple[np.ndarray, ...] | None = None
+
+
+#: the diagnostics :class:`Training` records at each recorded step (docs/networks.md, "What
+#: train records"): what a caller keeps of a run besides its times, networks and weights
+RECORDED = (
+    "loss",
+    "test_loss",
+    "kernel_distance",
+    "alignment",
+    "kernel_norm",
+    "zeta",
+    "activation_distance",
+    "parameter_distance",
+)
 
 
 def compile_training_loop() -> bool:
@@ -250,8 +265,9 @@ def train(
         ``layer_lrs`` and batched data.
     X, y : training inputs ``(n, d_in)`` and targets ``(n, d_out)`` (``(n,)`` for one output),
         shared by the batch, or with leading batch axes.
-    lr : step size(s) > 0, a scalar or an array over the batch axes (e.g. ``5e-3/τ²`` on a τ
-        grid, Kunin et al. Fig. 1b). Step k is reported at ``t = k·lr``.
+    lr : step size(s) > 0, a scalar or an array over the batch axes (e.g. ``c/τ²`` on a τ
+        grid: Kunin et al. Fig. 1b's ``5e-3/τ²`` on their (1/n)Σ loss is ``1e-2/τ²`` on this
+        (1/2n)Σ one). Step k is reported at ``t = k·lr``.
     steps : number of gradient-descent steps.
     layer_lrs : per-layer factors η_l ≥ 0 (default 1); they also weight the NTK (N6).
     loss : ``"mse"`` ``(1/2n)Σ‖f − y‖²`` or ``"bce"`` (logistic loss, labels ±1).

@@ -14,12 +14,8 @@ import numpy as np
 import pytest
 
 from app.views import VIEWS
-from solvers import feature_evolution as fe
-from solvers import finite_width as fw
-from solvers import lambda_balanced as lb
-from solvers import networks as nw
-from solvers import single_neuron as sn
 from tests.e2e.conftest import screenshot
+from tests.models import EXPECTED, MAP_CHECKS
 
 pytestmark = pytest.mark.e2e
 VIEW_IDS = [view.key for view in VIEWS]
@@ -344,28 +340,6 @@ def _read_csv(text: str) -> dict[str, dict[str, np.ndarray]]:
     return {m: {k: np.array(v) for k, v in t.items()} for m, t in tables.items()}
 
 
-def _single_neuron_expected(values, t):
-    eta_a = math.sqrt(values["eta_ratio"])
-    theta0, theta = math.radians(values["init_angle"]), math.radians(values["target_angle"])
-    a0, w0 = sn.init_from_norm_delta(
-        values["tau"] ** 2,
-        values["delta"],
-        [math.cos(theta0), math.sin(theta0)],
-        eta_a=eta_a,
-        eta_w=1 / eta_a,
-        sign=values["sign"],
-    )
-    target = values["target_norm"] * np.array([math.cos(theta), math.sin(theta)])
-    path = sn.exact(a0, w0, target, t, eta_a=eta_a, eta_w=1 / eta_a)
-    return {
-        "a": path.a,
-        "w_1": path.w[:, 0],
-        "w_2": path.w[:, 1],
-        "loss": path.loss,
-        "kernel_distance": path.kernel_distance,
-    }
-
-
 def _flatten(table: dict) -> dict[str, np.ndarray]:
     """Name matrix columns as the CSV does (w → w_1, w_2, …)."""
     out = {}
@@ -377,201 +351,6 @@ def _flatten(table: dict) -> dict[str, np.ndarray]:
             flat = values.reshape(values.shape[0], -1)
             out.update({f"{name}_{i + 1}": flat[:, i] for i in range(flat.shape[1])})
     return out
-
-
-def _finite_width_expected(values, t):
-    assert values["init"] == "gaussian" and values["gamma_rule"] == "mf"  # the defaults
-    u0, W0 = fw.gaussian_init(
-        values["d"], values["d0"], values["sigma_u"], values["sigma_w"], values["seed"]
-    )
-    x = np.full(values["d0"], values["x_norm"] / math.sqrt(values["d0"]))
-    eta_u = math.sqrt(values["eta_ratio"])
-    path = fw.exact(
-        u0, W0, x, values["y"], t, gamma=1.0 / values["d"], eta_u=eta_u, eta_w=1 / eta_u
-    )
-    return {
-        "output": path.output,
-        "loss": path.loss,
-        "zeta": path.zeta,
-        "ntk": path.ntk,
-        "u_1": path.u[:, 0],
-        "hidden_1": path.hidden[:, 0],
-    }
-
-
-def _lambda_balanced_expected(values, t):
-    assert values["task"] == "random" and values["init"] == "random" and values["shape"] == "square"
-    d = values["d_in"]
-    sigma_yx = lb.random_task(d, d, np.random.default_rng([values["seed"], 0]))
-    W1, W2 = lb.balanced_init(
-        d, d, d, values["lam"], values["scale"], np.random.default_rng([values["seed"], 1])
-    )
-    path = lb.exact(W1, W2, sigma_yx, t)
-    singular = path.singular_values
-    return {
-        "loss": path.loss,
-        "kernel_distance": path.kernel_distance,
-        **{f"singular_values_{k + 1}": singular[:, k] for k in range(singular.shape[1])},
-        **{f"function_{k + 1}": path.function.reshape(len(t), -1)[:, k] for k in range(d * d)},
-    }
-
-
-def _kernel_alignment_expected(values, t):
-    K0, y = fe.power_law_task(values["samples"], values["a"], values["b"], values["seed"])
-    path = fe.exact(K0, y, t, eta=values["eta"], gamma=values["gamma"])
-    return {"loss": path.loss, "alignment": path.alignment, "residual_1": path.residual[:, 0]}
-
-
-def _single_neuron_map_check(values, tables):
-    """Cells of the downloaded map against single trajectories set up here by hand."""
-    ((name, table),) = tables.items()
-    assert name == f"portrait t={values['t']:g}" and len(table["tau"]) == values["resolution"] ** 2
-    eta_a = math.sqrt(values["eta_ratio"])
-    theta0, theta = math.radians(values["init_angle"]), math.radians(values["target_angle"])
-    target = values["target_norm"] * np.array([math.cos(theta), math.sin(theta)])
-    for index in np.random.default_rng(0).integers(0, len(table["tau"]), 8):
-        a0, w0 = sn.init_from_norm_delta(
-            table["tau"][index] ** 2,
-            table["delta"][index],
-            [math.cos(theta0), math.sin(theta0)],
-            eta_a=eta_a,
-            eta_w=1 / eta_a,
-        )
-        path = sn.exact(a0, w0, target, [0.0, values["t"]], eta_a=eta_a, eta_w=1 / eta_a)
-        assert table["kernel_distance"][index] == pytest.approx(path.kernel_distance[-1], rel=1e-8)
-        assert table["loss"][index] == pytest.approx(path.loss[-1], rel=1e-8)
-
-
-def _finite_width_map_check(values, tables):
-    """Each width-sweep row's ζ(∞) and NTK change against a long exact run of that network."""
-    rows = {name: table for name, table in tables.items() if name.startswith("width sweep")}
-    assert rows and any(name.startswith("phase map") for name in tables)
-    for table in rows.values():
-        column = len(table["d"]) // 2
-        d = int(table["d"][column])
-        u0, W0 = fw.gaussian_init(
-            d, 1, table["sigma_u"][column], table["sigma_w"][column], values["seed"]
-        )
-        rates = {"gamma": table["gamma"][column]} | dict.fromkeys(
-            ("eta_u", "eta_w"), table["eta"][column]
-        )
-        t_c = fw.exact(u0, W0, np.ones(1), values["y"], [0.0], **rates).t_c
-        path = fw.exact(u0, W0, np.ones(1), values["y"], [0.0, 60 * t_c], **rates)
-        assert table["zeta_final"][column] == pytest.approx(path.zeta[-1], rel=1e-8)
-        assert table["ntk_change"][column] == pytest.approx(path.ntk_change[-1], rel=1e-8)
-
-
-def _lambda_balanced_map_check(values, tables):
-    """Cells of each architecture's row against the exact flow from the trajectory view's
-    seeding convention (task from [seed, 0], weights from [seed, 1])."""
-    assert values["task"] == "random"  # the default
-    for name, (d_in, hidden, d_out) in lb.SHAPES.items():
-        (table,) = [t for n, t in tables.items() if n.startswith(f"{name} {d_in}→")]
-        sigma_yx = lb.random_task(d_in, d_out, np.random.default_rng([values["seed"], 0]))
-        for index in (0, len(table["lam"]) // 2, len(table["lam"]) - 1):
-            W1, W2 = lb.balanced_init(
-                d_in,
-                hidden,
-                d_out,
-                table["lam"][index],
-                values["scale"],
-                np.random.default_rng([values["seed"], 1]),
-            )
-            path = lb.exact(W1, W2, sigma_yx, [0.0, values["t"]])
-            assert table["kernel_distance"][index] == pytest.approx(
-                path.kernel_distance[-1], rel=1e-8, abs=1e-14
-            )
-            assert table["loss"][index] == pytest.approx(path.loss[-1], rel=1e-8)
-
-
-def _kernel_alignment_map_check(values, tables):
-    """A∞ of map cells against eq. 11 on the task built here."""
-    axis = values["axis"]
-    table = tables[f"map over gamma and {axis}"]
-    for index in np.random.default_rng(1).integers(0, len(table["gamma"]), 6):
-        exponents = {"a": values["a"], "b": values["b"], axis: table[axis][index]}
-        K0, y = fe.power_law_task(values["samples"], exponents["a"], exponents["b"], values["seed"])
-        expected = fe.final_alignment(K0, y, table["gamma"][index])
-        assert table["final_alignment"][index] == pytest.approx(expected, rel=1e-10)
-
-
-def _teacher_student_network(values, tau, delta):
-    """Kunin et al.'s teacher–student set-up from the views' seeding convention: data from the
-    generator seeded [seed, 0], the symmetrised student's base draw from [seed, 1]."""
-    X, y, X_test, y_test = nw.teacher_student(
-        values["d"],
-        values["k"],
-        values["n"],
-        n_test=values["n_test"],
-        seed=np.random.default_rng([values["seed"], 0]),
-    )
-    net = nw.kunin_init(
-        values["d"],
-        values["width"],
-        tau=tau,
-        delta=delta,
-        seed=np.random.default_rng([values["seed"], 1]),
-        activation=values["activation"],
-    )
-    return X, y, X_test, y_test, net
-
-
-def _networks_expected(values, t):
-    """The frozen-NTK flow (N15) of the default network: f(t) = y + e^{−K₀t/n}(f₀ − y)."""
-    assert values["data"] == "teacher" and values["init"] == "kunin" and values["loss"] == "mse"
-    assert values["rate_ratio"] == 1.0  # layer rates 1
-    X, y, _, _, net = _teacher_student_network(values, values["tau"], values["delta"])
-    K0 = nw.ntk(net, X)
-    r0 = (nw.forward(net, X) - y)[:, 0]
-    values_k, vectors = np.linalg.eigh(K0)
-    residual = [
-        vectors @ (np.exp(-np.maximum(values_k, 0) * s / len(y)) * (vectors.T @ r0)) for s in t
-    ]
-    return {"loss": np.array([0.5 * np.mean(r**2) for r in residual])}
-
-
-def _networks_map_check(values, tables):
-    """Cells of the map against single networks trained with lr = c/τ² (Kunin et al. D.1)."""
-    ((name, table),) = tables.items()
-    assert name == f"map after {values['steps']} steps"
-    assert len(table["tau"]) == values["resolution"] ** 2
-    for index in np.random.default_rng(2).integers(0, len(table["tau"]), 3):
-        tau, delta, lr = table["tau"][index], table["delta"][index], table["lr"][index]
-        assert lr == pytest.approx(values["rate"] / tau**2, rel=1e-9)
-        X, y, X_test, y_test, net = _teacher_student_network(values, tau, delta)
-        run = nw.train(
-            net,
-            X,
-            y,
-            lr=lr,
-            steps=values["steps"],
-            record=[0, values["steps"]],
-            X_test=X_test,
-            y_test=y_test,
-        )
-        assert table["test_loss"][index] == pytest.approx(run.test_loss[-1], rel=1e-8)
-        assert table["kernel_distance"][index] == pytest.approx(
-            run.kernel_distance[-1], rel=1e-6, abs=1e-12
-        )
-
-
-#: checks of a map's download against independent solver calls, for its default state
-MAP_CHECKS = {
-    "lambda-balanced-map": _lambda_balanced_map_check,
-    "kernel-alignment-map": _kernel_alignment_map_check,
-    "single-neuron-map": _single_neuron_map_check,
-    "finite-width-map": _finite_width_map_check,
-    "networks-map": _networks_map_check,
-}
-
-#: independent solver calls for each view's default state (the test's own parameter mapping)
-EXPECTED = {
-    "single-neuron": _single_neuron_expected,
-    "finite-width": _finite_width_expected,
-    "lambda-balanced": _lambda_balanced_expected,
-    "kernel-alignment": _kernel_alignment_expected,
-    "networks": _networks_expected,
-}
 
 
 @pytest.mark.parametrize("view", VIEWS, ids=VIEW_IDS)
@@ -595,9 +374,6 @@ def test_download_matches_the_solver(page, live_server, view, kind):
         return
     exact = next(table for method, table in tables.items() if method.startswith("exact"))
     assert len(exact["t"]) > 10 and np.all(np.isfinite(exact["t"]))
-    if view.key in EXPECTED:
-        expected = EXPECTED[view.key](defaults, exact["t"])
-        for name, values in expected.items():
-            assert np.allclose(exact[name], values, rtol=1e-12, atol=1e-14), name
-    else:
-        pytest.fail(f"no independent solver check written for {view.key}")
+    expected = EXPECTED[view.key](defaults, exact["t"])  # every view has one (test_registry)
+    for name, values in expected.items():
+        assert np.allclose(exact[name], values, rtol=1e-12, atol=1e-14), name

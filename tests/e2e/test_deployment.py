@@ -14,7 +14,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from app.views import VIEWS
+from app.views import BY_KEY, VIEWS
 from tests import servers
 from tests.dash_client import payload, server_callbacks, view_request
 from tests.e2e.test_browser import TIMEOUT, light_controls, wait_for_graphs
@@ -81,7 +81,7 @@ def test_thousands_of_hostile_requests_leave_the_server_serving(tmp_path):
         assert max(statuses) < 500, sorted(set(statuses))
         # still serving, correctly, with the same workers (none hung, none killed)
         assert _request(url + "/healthz")[0] == 200
-        view = VIEWS[0]
+        view = BY_KEY["single-neuron"]
         controls = view.spec.with_overrides({"delta": 1.0})
         body = json.dumps(view_request(dependencies, view, controls)).encode()
         status, _, answer = _request(url + "/_dash-update-component", body)
@@ -125,10 +125,10 @@ def prefixed_server(tmp_path_factory):
 
 
 def test_the_app_works_under_a_path_prefix(page, prefixed_server):
-    view = VIEWS[1]
+    view = BY_KEY["finite-width"]
     page.goto(f"{prefixed_server}{view.path}?embed=0")
     wait_for_graphs(page, view)
-    other = VIEWS[2]
+    other = BY_KEY["lambda-balanced"]
     page.locator(f".nav-link[href='/course/lazy-rich{other.path}']").click()
     wait_for_graphs(page, other)
     assert page.url.startswith(f"{prefixed_server}{other.path}")
@@ -191,7 +191,7 @@ def _embedded_plots(browser, parent_url: str, wait_ms: int) -> tuple[int, str]:
 def test_embedding_is_allowed_by_default_and_restricted_by_frame_ancestors(
     browser, course_page, tmp_path
 ):
-    view = VIEWS[0]
+    view = BY_KEY["single-neuron"]
     preset = view.presets[0].name
     with servers.gunicorn(log=tmp_path / "open.log") as (url, _):
         app_url = f"{url}{view.path}?embed=1&preset={preset}"

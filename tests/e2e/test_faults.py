@@ -9,7 +9,7 @@ import signal
 
 import pytest
 
-from app.views import VIEWS
+from app.views import BY_KEY
 from tests import faults, require, servers
 from tests.e2e.test_browser import move, query, signature, wait_for_change, wait_for_graphs
 
@@ -67,7 +67,7 @@ def test_the_page_recovers_when_the_worker_answering_it_dies_twice(browser, tmp_
     the browser does not resend itself, so the page's resend (assets/app.js) must; the plots
     follow. The first worker is frozen (SIGSTOP) before the slider moves and the second is
     killed on its first accepted connection, so neither can answer before it dies."""
-    view = VIEWS[0]
+    view = BY_KEY["single-neuron"]
     with servers.gunicorn(workers=1, threads=2, log=tmp_path / "log") as (url, master):
         context = browser.new_context(viewport={"width": 1400, "height": 1000})
         page = context.new_page()

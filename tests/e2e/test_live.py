@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.views import VIEWS
+from app.views import BY_KEY, VIEWS
 from benchmarks.browser_latency import PROBE, Network, drag, slider_for, wait_quiet
 from tests.e2e.test_browser import (
     MATRIX,
@@ -62,7 +62,7 @@ DATA = """s => Array.from(document.querySelector(s)._fullData)
 
 def test_a_plot_out_of_sight_waits_and_is_brought_up_to_date_in_sight(laptop_page, live_server):
     page = laptop_page
-    view, graph = VIEWS[0], "loss"  # the single neuron's loss: the last plot, below the fold
+    view, graph = BY_KEY["single-neuron"], "loss"  # its last plot, below the fold
     network = Network(page)
     open_view(page, live_server, view)
     _probe(page, view, network)
@@ -87,7 +87,7 @@ def test_a_plot_out_of_sight_waits_and_is_brought_up_to_date_in_sight(laptop_pag
 def test_a_view_opened_again_draws_every_plot(laptop_page, live_server):
     """Back on a view after another page: a new page, whatever the gate knew of the old one
     (what it showed, which plots were stale)."""
-    page, view = laptop_page, VIEWS[0]
+    page, view = laptop_page, BY_KEY["single-neuron"]
     network = Network(page)
     open_view(page, live_server, view)
     _probe(page, view, network)
@@ -154,7 +154,7 @@ def test_a_matrix_changed_out_of_sight_arrives_whole_with_its_frames(laptop_page
 
 
 def test_a_3d_scene_is_rendered_at_the_screen_s_pixel_ratio(page, live_server):
-    view = VIEWS[0]
+    view = BY_KEY["single-neuron"]
     open_view(page, live_server, view)
     width, css, ratio = page.evaluate(
         """s => { const gd = document.querySelector(s); const scene = gd._fullLayout.scene._scene;
@@ -166,7 +166,9 @@ def test_a_3d_scene_is_rendered_at_the_screen_s_pixel_ratio(page, live_server):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("view", [VIEWS[0], VIEWS[1]], ids=[VIEWS[0].key, VIEWS[1].key])
+@pytest.mark.parametrize(
+    "view", [BY_KEY["single-neuron"], BY_KEY["finite-width"]], ids=["single-neuron", "finite-width"]
+)
 def test_a_drag_keeps_one_request_in_flight_and_settles_on_the_last_value(page, live_server, view):
     network = Network(page)
     open_view(page, live_server, view, light(view))
@@ -247,7 +249,7 @@ MODEBAR_ON_LEGEND = """() => Array.from(document.querySelectorAll('.js-plotly-pl
   }).map(gd => gd.closest('[id]').id)"""
 
 
-@pytest.mark.parametrize("path", [VIEWS[0].path, VIEWS[4].path])
+@pytest.mark.parametrize("path", [BY_KEY["single-neuron"].path, BY_KEY["networks"].path])
 def test_on_a_phone_the_mode_bar_leaves_the_legends_readable(browser, live_server, path):
     context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
     page = context.new_page()
@@ -324,7 +326,7 @@ def test_text_contrast_meets_wcag_aa_in_both_themes(browser, live_server, scheme
     context = browser.new_context(viewport={"width": 1400, "height": 1000}, color_scheme=scheme)
     page = context.new_page()
     try:
-        for view in (VIEWS[0], VIEWS[1]):
+        for view in (BY_KEY["single-neuron"], BY_KEY["finite-width"]):
             open_view(page, live_server, view)
             page.wait_for_timeout(800)
             assert page.evaluate(CONTRAST) == []
@@ -336,7 +338,7 @@ def test_the_dark_theme_reaches_the_plots(browser, live_server):
     context = browser.new_context(viewport={"width": 1400, "height": 1000}, color_scheme="dark")
     page = context.new_page()
     try:
-        view = VIEWS[0]
+        view = BY_KEY["single-neuron"]
         open_view(page, live_server, view)
         page.wait_for_timeout(500)
         body = page.evaluate("() => getComputedStyle(document.body).backgroundColor")

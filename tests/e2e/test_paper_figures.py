@@ -3,11 +3,16 @@ card's link opens its figure's setup in the interactive view (by mouse and by ke
 
 from __future__ import annotations
 
+import subprocess
+import time
+from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
 import pytest
+import requests
 
 from app import paper_figures as pf
+from tests import servers
 from tests.e2e.conftest import screenshot
 from tests.e2e.test_browser import TIMEOUT, wait_for_graphs
 
@@ -24,14 +29,29 @@ CARDS_TIMEOUT = 120_000
 
 
 def wait_for_cards(page) -> None:
-    """Until every card's plot has drawn data (plotly's own ``_fullData``, not the props)."""
-    page.wait_for_function(
-        """count => { const plots = [...document.querySelectorAll('.paper-card .js-plotly-plot')];
-               return plots.length === count
-                   && plots.every(g => g._fullData && g._fullData.length > 0); }""",
-        arg=len(pf.CARDS),
-        timeout=CARDS_TIMEOUT,
-    )
+    """Scrolls through the page, card by card (a card is drawn when it comes into view), until
+    every card's plot has drawn data (plotly's own ``_fullData``, not the props)."""
+    for card in pf.CARDS:
+        page.locator(_card_selector(card)).scroll_into_view_if_needed()
+        page.wait_for_function(
+            """s => { const g = document.querySelector(s + ' .js-plotly-plot');
+                   return g !== null && g._fullData && g._fullData.length > 0; }""",
+            arg=_card_selector(card),
+            timeout=CARDS_TIMEOUT,
+        )
+
+
+def test_cards_out_of_sight_are_not_drawn(page, live_server):
+    page.goto(f"{live_server}{pf.PATH}")
+    first = pf.CARDS[0]
+    page.wait_for_selector(f"{_card_selector(first)} .js-plotly-plot", timeout=CARDS_TIMEOUT)
+    page.wait_for_timeout(1000)
+    drawn = page.locator(".paper-card .js-plotly-plot").count()
+    assert 1 <= drawn < len(pf.CARDS) // 2  # the first screens only
+    last = pf.CARDS[-1]
+    assert page.locator(f"{_card_selector(last)} .js-plotly-plot").count() == 0
+    evidence = page.locator(f"#{first.evidence_id}")
+    assert evidence.inner_text().startswith("✓ Seen in this card's data: ")
 
 
 def wait_for_caption(page, card: pf.Card) -> None:
@@ -86,3 +106,34 @@ def test_embedded_page_has_no_chrome_and_links_work_from_the_keyboard(page, live
     assert urlparse(page.url).path == card.view.path
     assert parse_qs(urlparse(page.url).query).get("embed") == ["1"]
     assert page.locator(".site-header").count() == 0
+
+
+def _precompute(server_pid: int) -> list[int]:
+    found = subprocess.run(
+        ["pgrep", "-f", f"app.precompute {server_pid}"], capture_output=True, text=True
+    ).stdout
+    return [int(pid) for pid in found.split()]
+
+
+def _wait(condition, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.2)
+    return condition()
+
+
+@pytest.mark.slow
+def test_the_server_computes_every_card_beside_itself_and_takes_it_along_when_it_stops():
+    with servers.gunicorn({"PAPER_FIGURES_WARM_UP": "1"}) as (url, server):
+        assert _wait(lambda: _precompute(server.pid), 30), "no card computation started"
+        assert _wait(lambda: not _precompute(server.pid), 900), "the cards took too long"
+        for card in pf.CARDS:
+            answer = requests.get(f"{url}/{pf.CARD_ROUTE}{card.key}", timeout=30).json()
+            assert answer["message"] is None and answer["claim"]["holds"], card.key
+    with servers.gunicorn({"PAPER_FIGURES_WARM_UP": "1"}) as (url, server):
+        assert _wait(lambda: _precompute(server.pid), 30)
+        pids = _precompute(server.pid)
+    # the server has stopped: its card computation must not carry on without it
+    assert _wait(lambda: not any(Path(f"/proc/{pid}").exists() for pid in pids), 10)

@@ -11,11 +11,11 @@ from app import create_app
 from app.cache import DataOnlySerializer
 from app.codec import MAGIC
 from app.config import Settings
-from app.views import VIEWS
+from app.views import BY_KEY
 from tests import servers
 from tests.dash_client import view_request
 
-VIEW = VIEWS[0]
+VIEW = BY_KEY["single-neuron"]
 
 
 def _move(client, dependencies, **changes):

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from solvers import StepBudget, step_budget
 from solvers import finite_width as fw
 
 from ...core.downloads import Tables, columns_of
@@ -267,10 +268,14 @@ class Descent:
 
     curves: Curves
     diverged_at: int | None
-    #: the steps that fit the horizon (the run may go on a little to reveal an instability)
-    steps: int
-    #: the step cap, when it stopped the run short of the horizon
-    capped: int | None
+    #: the steps the horizon asks for and the cap (the run may go on a little past the horizon
+    #: to reveal an instability)
+    budget: StepBudget
+
+    @property
+    def steps(self) -> int:
+        """The steps that fit the horizon."""
+        return self.budget.steps
 
 
 @dataclass(frozen=True)
@@ -317,13 +322,11 @@ def descent_cap(controls: Controls) -> int:
 def _descent(controls: Controls, built: fw.Network, unit: float) -> Descent:
     """A gradient-descent run over the horizon (at least CHECK_STEPS steps, so that a step size
     too large to be stable shows up even when one step already passes the horizon)."""
-    wanted = math.ceil(controls.horizon / controls.lr - 1e-9)
-    cap = descent_cap(controls)
-    steps = min(max(wanted, CHECK_STEPS), cap)
+    budget = step_budget(controls.horizon, controls.lr, descent_cap(controls))
+    steps = min(max(budget.wanted, CHECK_STEPS), budget.cap)
     run = built.gradient_descent(controls.lr * unit, steps, every=max(1, steps // DESCENT_RECORDS))
     inside = run.t <= controls.horizon * unit * (1 + 1e-9)
-    capped = cap if wanted > cap else None
-    return Descent(Curves.of(run, inside), run.diverged_at, min(wanted, steps), capped)
+    return Descent(Curves.of(run, inside), run.diverged_at, budget)
 
 
 def compute(controls: Controls) -> Run:
@@ -424,13 +427,10 @@ def _descent_notes(controls: Controls, run: Run) -> list[str]:
     descent, messages = run.descent, []
     if descent is None:
         return messages
-    if descent.capped is not None:
-        messages.append(
-            f"Gradient descent is limited to {descent.capped:,} steps here (d = {controls.d}, "
-            f"d₀ = {controls.d0}): with step size {controls.lr:g} t_c it reaches "
-            f"t = {descent.capped * controls.lr:.3g} t_c, not the horizon of "
-            f"{controls.horizon:g} t_c."
-        )
+    why = f" here (d = {controls.d}, d₀ = {controls.d0})"
+    capped = descent.budget.note(controls.lr, unit=" t_c", why=why)
+    if capped:
+        messages.append(capped)
     if descent.diverged_at is not None:
         step = descent.diverged_at
         where = "" if step <= descent.steps else ", just beyond the horizon"

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from solvers import feature_evolution as fe
+from solvers import step_budget
 
 from ...core.downloads import Tables, columns_of
 from ...core.frames import Frames
@@ -240,14 +241,13 @@ def descent_every(steps: int, samples: int) -> int:
 
 
 def _descent(controls: Controls, setup: fe.Setup) -> Descent:
-    wanted = max(1, math.ceil(controls.horizon / controls.lr))
-    cap = descent_cap(controls.samples)
-    steps = min(wanted, cap)
+    budget = step_budget(controls.horizon, controls.lr, descent_cap(controls.samples))
+    steps = budget.steps
     every = descent_every(steps, controls.samples)
     run = setup.gradient_descent(
         controls.lr, steps, eta=controls.eta, gamma=controls.gamma, every=every
     )
-    return Descent(Path.of(run), steps, cap, wanted > cap)
+    return Descent(Path.of(run), steps, budget.cap, budget.capped)
 
 
 def compute(controls: Controls) -> Run:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from solvers import lambda_balanced as lb
+from solvers.metrics import on_saddle
 
 from ...core.clicks import ClickPoint, Link, nearest_index
 from ...core.downloads import Tables
@@ -33,8 +34,6 @@ HORIZON = TRAJECTORY["horizon"].high
 MAX_LAMBDAS = 33
 SCALE_COLUMNS = plots.SCALE_COLUMNS
 MAX_SCALE_ROWS = 10
-#: below this ``saddle_margin`` a start lies (to rounding) on a saddle's stable manifold
-SADDLE_MARGIN = trajectory.SADDLE_MARGIN
 SCALE_MAP_CHOICES = ("off", "funnel", "square", "inverted funnel")
 
 
@@ -250,7 +249,7 @@ class Map:
     def near_saddle(self) -> list[tuple[str, float]]:
         """(architecture, λ) of the cells that start on a saddle's stable manifold."""
         sweep = self.sweep
-        cells = np.argwhere((sweep.saddle_margin < SADDLE_MARGIN) & sweep.valid)
+        cells = np.argwhere(on_saddle(sweep.saddle_margin) & sweep.valid)
         return [(sweep.shapes[row], float(sweep.lams[column])) for row, column in cells]
 
 
@@ -271,7 +270,7 @@ def _scale_map(controls: Controls, shape: str) -> ScaleMap:
         )
         distance[row] = np.where(part.valid[0], part.kernel_distance[0], np.nan)
         margin[row] = part.saddle_margin[0]
-    near = int(np.count_nonzero(margin < SADDLE_MARGIN))
+    near = int(np.count_nonzero(on_saddle(margin)))
     return ScaleMap(shape, dims, columns, rows, distance, near)
 
 

@@ -9,12 +9,13 @@ exact trajectory with a gradient-descent run on top. The maths is
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from solvers import lambda_balanced as lb
+from solvers import step_budget
+from solvers.metrics import on_saddle
 
 from ...core.downloads import Tables, columns_of
 from ...core.frames import Frames
@@ -29,8 +30,6 @@ MAX_DIM = 10
 MAX_DESCENT_STEPS = 2_000
 DESCENT_POINTS = 300
 CURVE_POINTS = 400
-#: below this ``saddle_margin`` the start lies (within rounding) on a saddle's stable manifold
-SADDLE_MARGIN = 1e-8
 
 
 @dataclass(frozen=True)
@@ -234,17 +233,10 @@ def scenario_of(controls: Controls) -> lb.Scenario:
 def _descent(
     controls: Controls, scenario: lb.Scenario
 ) -> tuple[lb.LambdaBalancedTrajectory, str | None]:
-    steps = math.ceil(controls.horizon / controls.lr)
-    note = None
-    if steps > MAX_DESCENT_STEPS:
-        note = (
-            f"Gradient descent is limited to {MAX_DESCENT_STEPS:,} steps: with step size "
-            f"{controls.lr:g} it reaches t = {MAX_DESCENT_STEPS * controls.lr:.3g}, "
-            "not the horizon."
-        )
-        steps = MAX_DESCENT_STEPS
+    budget = step_budget(controls.horizon, controls.lr, MAX_DESCENT_STEPS)
+    steps = budget.steps
     run = scenario.gradient_descent(controls.lr, steps, every=max(1, steps // DESCENT_POINTS))
-    return run, note
+    return run, budget.note(controls.lr)
 
 
 def compute(controls: Controls) -> Run:
@@ -319,7 +311,7 @@ def facts(controls: Controls, run: Run) -> list[tuple[str, str]]:
         ),
         ("largest S(0, t)", f"{np.max(exact.kernel_distance):.3g}"),
     ]
-    if exact.saddle_margin < SADDLE_MARGIN:
+    if on_saddle(exact.saddle_margin):
         items.append(
             (
                 "warning",
@@ -349,7 +341,7 @@ def _descent_warning(controls: Controls, run: Run) -> str | None:
 def notes(controls: Controls, run: Run) -> list[str]:
     messages = [*run.scenario.architecture.notes]
     messages += [m for m in (run.descent_note, _descent_warning(controls, run)) if m]
-    if run.exact.saddle_margin < SADDLE_MARGIN:
+    if on_saddle(run.exact.saddle_margin):
         messages.append(
             "This start lies on the stable manifold of a saddle: the exact flow stalls there, "
             "while any simulation (gradient descent included) escapes after a delay set by "

@@ -24,6 +24,7 @@ from ...core.downloads import Tables
 from ...core.presets import Preset
 from ...core.state import choice, integer, number, switch
 from ...core.view import View
+from . import kunin_claims as claims
 from . import map_plots as plots
 from . import trajectory
 
@@ -75,7 +76,8 @@ class Controls:
         1e-3,
         0.1,
         log=True,
-        help="Kunin et al.: lr = 5·10⁻³/τ², so every cell moves its kernel at a similar pace",
+        help="lr = c/τ², so every cell moves its kernel at a similar pace; Kunin et al.'s "
+        "5·10⁻³/τ² on their loss (1/n)Σ(f − y)² is c = 10⁻² on this map's (1/2n)Σ(f − y)²",
     )
     steps: int = integer("steps", 2000, 10, 20_000, step=10)
     seed: int = integer("seed", 0, 0, 999, help="Draws the teacher, the data and the base weights")
@@ -87,28 +89,48 @@ GROUPS = (
     ("Map and training", ("resolution", "spread", "rate", "steps", "seed", "labels")),
 )
 
-#: Kunin et al. Fig. 1b at a size this machine draws on the paper-figures page
-FIG_1B = {"resolution": 12, "d": 2, "n": 20, "steps": 2000, "spread": 1.0, "rate": 5e-3}
+#: Kunin et al. Fig. 1b at a size this machine draws on the paper-figures page: d = 2, n = 20, at
+#: half the paper's rate (lr = 5·10⁻³/τ² on their (1/n)Σ loss is c = 10⁻² on this map's (1/2n)Σ,
+#: which diverges at τ = 0.1 on these 20 points)
+FIG_1B = {"resolution": 12, "d": 2, "n": 20, "steps": 2000, "spread": 1.0, "rate": 5e-3, "seed": 0}
+FIG_1B_CARD = {
+    "figure": "Fig. 1b",
+    "paper_setting": claims.FIG_1B_PAPER,
+    "differs": claims.FIG_1B_DIFFERS,
+}
+FIG_1B_CAPTION = (
+    "12 × 12 two-layer ReLU students (h = 50) of a k = 3 teacher on 20 points in d = 2, 2,000 "
+    "steps of lr = 5·10⁻³/τ²"
+)
 
 PRESETS = (
     Preset(
         "fig-1b-test-loss-and-kernel-distance",
         "Fig. 1b — kernel distance over scale τ and balance δ",
-        "12 × 12 ReLU students (h = 50) of a k = 3 teacher on 20 points in d = 2, 2,000 steps of "
-        "lr = 5·10⁻³/τ² (the paper: d = 100, n = 1,000, 10⁵ steps): the kernel moves at small "
-        "τ, most where δ > 0.",
+        f"{FIG_1B_CAPTION}: the kernel distance after training.",
         FIG_1B,
-        figure="Fig. 1b",
         panel="kernel",
+        claim=claims.FIG_1B_KERNEL,
+        **FIG_1B_CARD,
     ),
     Preset(
         "fig-1b-test-loss",
         "Fig. 1b — test loss over scale τ and balance δ",
-        "The same grid: the test loss is lowest at small τ and upstream δ, where learning is "
-        "rapid and rich.",
+        f"{FIG_1B_CAPTION}: the test loss after training.",
         FIG_1B,
-        figure="Fig. 1b",
         panel="test_loss",
+        claim=claims.FIG_1B_TEST,
+        **FIG_1B_CARD,
+    ),
+    Preset(
+        "fig-10-activation-patterns-changed",
+        "Fig. 10 — activation patterns changed over scale τ and balance δ",
+        f"{FIG_1B_CAPTION}: the share of (input, unit) pairs whose activation changed (the "
+        "Hamming distance of Fig. 10).",
+        FIG_1B,
+        panel="activation",
+        claim=claims.FIG_10_PATTERNS,
+        **FIG_1B_CARD | {"figure": "Fig. 10"},
     ),
     Preset(
         "tanh-control",
@@ -274,8 +296,9 @@ def compute_job(controls: Controls, report: Report) -> Map:
     return Map(taus, deltas, rates, steps, **{"test_loss": None} | joined)
 
 
-#: what the map keeps of each network's records: the values at the end
-ENDS = ("loss", "test_loss", "kernel_distance", "activation_distance", "parameter_distance")
+#: what the map keeps of each network's records (:data:`solvers.networks.RECORDED`): the
+#: values at the end of those with one value per step
+ENDS = tuple(name for name in nw.RECORDED if name not in ("alignment", "kernel_norm", "zeta"))
 
 
 def _ends(run: nw.Training) -> dict[str, np.ndarray]:

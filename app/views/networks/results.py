@@ -196,8 +196,8 @@ class Curves:
 
     @classmethod
     def of(cls, run: nw.Training) -> Curves:
-        fields = [f.name for f in dataclasses.fields(cls)]
-        return cls(**{name: getattr(run, name) for name in fields})
+        """The run's records (:data:`solvers.networks.RECORDED`) and their times."""
+        return cls(**{name: getattr(run, name) for name in ("t", "steps", *nw.RECORDED)})
 
 
 @dataclass(frozen=True)

@@ -10,14 +10,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from solvers import single_neuron as sn
+from solvers.metrics import on_saddle
 
 from ...core.clicks import ClickPoint, Link, nearest_index
 from ...core.downloads import Tables
 from ...core.presets import Preset
 from ...core.state import integer, number, switch
 from ...core.view import View
+from . import claims, trajectory
 from . import map_plots as plots
-from . import trajectory
 from .map_plots import delta_at, delta_position
 
 TRAJECTORY = trajectory.VIEW.spec.by_name
@@ -54,12 +55,16 @@ GROUPS = (
 
 PRESETS = (
     Preset(
-        "fig-1b-scale-delta-fig-3-set-up",
-        "Fig. 1b — scale × δ, Fig. 3 set-up",
-        "β* = [0, 1], β₀ ∝ [−1, 0]: lazy upstream, rich near δ = 0, delayed rich downstream.",
+        "fig-3-over-scale-and-delta-one-linear-neuron",
+        "Fig. 3 over scale × δ — one linear neuron (cf. Fig. 1b)",
+        "Fig. 3's start (β₀ ∝ [−1, 0], β* = [0, 1]) for every scale τ and balance δ, at t = 10: "
+        "lazy upstream, rich near δ = 0, delayed rich downstream.",
         {"t": 10.0, "spread": 10.0, "init_angle": 180.0, "target_angle": 90.0},
-        figure="Fig. 1b",
+        figure="Fig. 3",
         panel="kernel",
+        aliases=("fig-1b-scale-delta-fig-3-set-up",),
+        claim=claims.MAP,
+        differs=claims.MAP_DIFFERS,
     ),
     Preset(
         "early-everything-still-lazy",
@@ -113,7 +118,7 @@ class Map:
 
     @property
     def near_saddle(self) -> int:
-        return int(np.count_nonzero(self.portrait.saddle_margin < 1e-12))
+        return int(np.count_nonzero(on_saddle(self.portrait.saddle_margin)))
 
 
 def compute(controls: Controls) -> Map:

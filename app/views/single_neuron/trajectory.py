@@ -8,10 +8,11 @@ The maths is :mod:`solvers.single_neuron` (docs/theory.md §1); the plots are
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from solvers import single_neuron as sn
+from solvers import step_budget
+from solvers.metrics import on_saddle
 
 from ...core.downloads import Tables, columns_of
 from ...core.frames import Frames
@@ -19,6 +20,7 @@ from ...core.presets import Preset
 from ...core.state import choice, number, switch
 from ...core.view import View
 from ...ui.figures import plot_times
+from . import claims
 from . import trajectory_plots as plots
 
 #: hard caps that keep one request cheap whatever it asks for
@@ -88,6 +90,7 @@ PRESETS = (
         {**FIG3, "delta": -2.0, "horizon": 20.0},
         figure="Fig. 2a",
         panel="surface",
+        claim=claims.FIG_2A,
     ),
     Preset(
         "fig-2b-balanced-double-cone",
@@ -96,6 +99,7 @@ PRESETS = (
         {**FIG3, "delta": 0.0},
         figure="Fig. 2b",
         panel="surface",
+        claim=claims.FIG_2B,
     ),
     Preset(
         "fig-2c-upstream-two-sheeted-hyperboloid",
@@ -104,14 +108,19 @@ PRESETS = (
         {**FIG3, "delta": 2.0},
         figure="Fig. 2c",
         panel="surface",
+        claim=claims.FIG_2C,
     ),
     Preset(
         "fig-3-mu-phi-and-s-for-several-delta",
         "Fig. 3 — μ, φ and S for several δ",
-        "Same start and end for every δ: upstream lazy, balanced rich, downstream delayed rich.",
-        {**FIG3, "mode": "compare", "spread": 10.0, "horizon": 20.0, "descent": False},
+        "δ = ±5, ±0.5 and 0 from the same start to the same target: upstream lazy, balanced "
+        "rich, downstream delayed rich.",
+        {**FIG3, "mode": "compare", "spread": 5.0, "horizon": 30.0, "descent": False},
         figure="Fig. 3",
         panel="kernel",
+        claim=claims.FIG_3,
+        differs="The paper draws μ, φ and S side by side; the card shows S (the view has all "
+        "three). Its δ values are not printed; ±5 shows the delayed rich plateau within t = 30.",
     ),
     Preset(
         "fig-4a-beta-paths-for-several-delta",
@@ -120,6 +129,7 @@ PRESETS = (
         {**FIG3, "mode": "compare", "spread": 3.0, "horizon": 30.0, "descent": False},
         figure="Fig. 4a",
         panel="function",
+        claim=claims.FIG_4A,
     ),
     Preset(
         "lazy-strongly-upstream",
@@ -180,15 +190,8 @@ def _setup(controls: Controls) -> sn.Setup:
 
 
 def _descent(controls: Controls, setup: sn.Setup) -> tuple[sn.SingleNeuronTrajectory, str | None]:
-    steps = math.ceil(controls.horizon / controls.lr)
-    note = None
-    if steps > MAX_DESCENT_STEPS:
-        note = (
-            f"Gradient descent is limited to {MAX_DESCENT_STEPS:,} steps: with step size "
-            f"{controls.lr:g} it reaches t = {MAX_DESCENT_STEPS * controls.lr:.3g}, "
-            "not the horizon."
-        )
-        steps = MAX_DESCENT_STEPS
+    budget = step_budget(controls.horizon, controls.lr, MAX_DESCENT_STEPS)
+    steps = budget.steps
     a0, w0 = setup.start(controls.tau, controls.delta, controls.sign)
     run = sn.gradient_descent(
         a0,
@@ -200,7 +203,7 @@ def _descent(controls: Controls, setup: sn.Setup) -> tuple[sn.SingleNeuronTrajec
         eta_w=setup.eta_w,
         every=max(1, steps // DESCENT_POINTS),
     )
-    return run, note
+    return run, budget.note(controls.lr)
 
 
 def compute(controls: Controls) -> Run:
@@ -260,7 +263,7 @@ def notes(controls: Controls, run: Run) -> list[str]:
             f"Gradient descent diverged at step {run.descent.diverged_at} (step size "
             f"{controls.lr:g} is too large for this initialisation); its markers stop there."
         )
-    if run.exact.saddle_margin < 1e-8:
+    if on_saddle(run.exact.saddle_margin):
         messages.append(
             "This start lies on the stable manifold of the saddle at the origin: the exact flow "
             "ends there, while any simulation escapes after a delay set by rounding."

@@ -4,13 +4,11 @@ of Fig. 4, the links a click opens (and that they reproduce the clicked network)
 
 import dataclasses
 import math
-import time
 from urllib.parse import parse_qs, urlsplit
 
 import numpy as np
 import pytest
 
-from app.ui.figures import compact
 from app.views.finite_width import MAP as VIEW
 from app.views.finite_width import TRAJECTORY
 from app.views.finite_width import map_plots as plots
@@ -421,25 +419,3 @@ def test_exports_hold_the_map_and_every_sweep_row():
     assert len(rows) == 6 and all(tables[n]["d"].size == 5 for n in rows)
     kernel = tables["width sweep Kaiming⁻ (kernel)"]
     np.testing.assert_array_equal(kernel["ntk_change"], result.sweep.ntk_change[4])
-
-
-@pytest.mark.parametrize(
-    "overrides",
-    [
-        {},
-        {"resolution": 121, "d_min": 2, "d_max": 10_000, "count": 64, "others": True},
-        {"scheme": "lazy", "resolution": 121, "d_max": 10_000, "count": 64, "sweep": "all"},
-    ],
-    ids=["defaults", "caps", "caps-lazy"],
-)
-def test_timings(overrides):
-    """Printed, not asserted (shared machine): compute + drawing + packing, uncached."""
-    chosen = values(**overrides)
-    best = math.inf
-    for _ in range(3):
-        start = time.perf_counter()
-        result = VIEW.compute(chosen)
-        for panel in VIEW.panels:
-            compact(panel.draw(chosen, result))
-        best = min(best, time.perf_counter() - start)
-    print(f"\nfinite-width-map {overrides or 'defaults'}: {1e3 * best:.1f} ms")

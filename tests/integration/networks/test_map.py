@@ -215,21 +215,6 @@ def test_downloads_hold_every_cell():
     assert table["test_loss"][1 * 5 + 3] == pytest.approx(run.test_loss[-1], rel=1e-9)
 
 
-@pytest.mark.parametrize("overrides", [{}, {"d": 10, "n": 100}], ids=["defaults", "d-10"])
-def test_timings(overrides):
-    """Printed, not asserted (shared machine)."""
-    chosen = SPEC.with_overrides(overrides)
-    start = time.perf_counter()
-    result = VIEW.compute(chosen)
-    for panel in VIEW.panels:
-        panel.draw(chosen, result)
-    elapsed = time.perf_counter() - start
-    print(
-        f"\nnetworks-map {overrides or 'defaults'}: {elapsed:.2f} s "
-        f"(estimated {network_map.seconds(chosen):.2f} s)"
-    )
-
-
 def test_a_download_before_the_maps_job_has_finished_asks_to_wait(tmp_path):
     """A map that is a background job is not computed again by its download (it may take
     minutes, past the worker's timeout): the page is told to ask once the job is done."""

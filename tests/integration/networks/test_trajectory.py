@@ -6,7 +6,6 @@ mapped here by hand, and the caps, divergence and messages."""
 import dataclasses
 import json
 import math
-import time
 from urllib.parse import parse_qs, urlsplit
 
 import numpy as np
@@ -23,21 +22,13 @@ from app.views.networks.trajectory_plots import encoded
 from solvers import feature_evolution as fe
 from solvers import finite_width as fw
 from solvers import networks as nw
+from tests.budgets import NETWORKS_LARGEST
 from tests.integration import calls
 from tests.integration.figures import trace, unpacked
 from tests.integration.networks import drawn, kunin_teacher_student, streams
 
 #: the largest request the view's ranges allow (every cap bites)
-LARGEST = {
-    "data": "digits",
-    "classes": "ten",
-    "n": 1000,
-    "n_test": 1000,
-    "steps": 20000,
-    "depth": 4,
-    "width": 200,
-    "init": "gaussian",
-}
+LARGEST = NETWORKS_LARGEST
 
 
 def preset(slug_start):
@@ -446,22 +437,3 @@ def test_compute_job_equals_compute_and_reports_rising_fractions():
     fractions = [fraction for fraction, _ in heard]
     assert fractions == sorted(fractions) and fractions[0] == 0.0 and fractions[-1] == 1.0
     assert len(heard) > 10 and all(isinstance(text, str) and text for _, text in heard)
-
-
-@pytest.mark.parametrize(
-    "overrides",
-    [
-        {},
-        {"data": "digits", "n": 100, "init": "gaussian", "depth": 4, "width": 100},
-        LARGEST,
-    ],
-    ids=["defaults", "digits-depth-4", "largest"],
-)
-def test_timings(overrides):
-    """Printed, not asserted (shared machine): compute and drawing, uncached."""
-    chosen = VIEW.spec.with_overrides(overrides)
-    start = time.perf_counter()
-    result = VIEW.compute(chosen)
-    for panel in VIEW.panels:
-        panel.draw(chosen, result)
-    print(f"\nnetworks {overrides or 'defaults'}: {1e3 * (time.perf_counter() - start):.0f} ms")

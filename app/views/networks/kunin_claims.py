@@ -1,0 +1,316 @@
+"""What Kunin et al.'s network figures show, checked on the presets' own trained networks
+(:mod:`app.core.claims`): the neurons of Fig. 1a, the activation patterns of Fig. 5 and 6a, and
+the τ × δ map of Fig. 1b."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ...core.claims import Claim, Evidence, all_of, crossing_time, num, value_at
+
+if TYPE_CHECKING:
+    from .map import Map
+    from .results import Run
+
+# -- Fig. 1a: the neurons |aᵢ|wᵢ ---------------------------------------------------------------
+
+
+def _directions(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(unit directions, lengths) of the rows of ``vectors``."""
+    lengths = np.sqrt(np.sum(vectors**2, axis=-1))
+    return vectors / np.maximum(lengths, 1e-300)[..., None], lengths
+
+
+def _degrees(cosines: np.ndarray) -> np.ndarray:
+    return np.degrees(np.arccos(np.clip(cosines, -1.0, 1.0)))
+
+
+def _neurons(run: Run) -> dict[str, float]:
+    """How the neurons |aᵢ|wᵢ moved: their total length's growth, their relative movement, and
+    for the neurons that end at least a tenth as long as the longest (those that carry the fit)
+    the median turn of their direction and their median angle to the nearest teacher direction,
+    at the start and at the end."""
+    neurons = run.plane.neurons
+    start, start_length = _directions(neurons[0])
+    end, end_length = _directions(neurons[-1])
+    teacher, _ = _directions(run.plane.teacher)
+    carrying = end_length >= 0.1 * end_length.max()
+    moved = np.sqrt(np.sum((neurons[-1] - neurons[0]) ** 2) / np.sum(neurons[0] ** 2))
+    return {
+        "growth": float(end_length.sum() / start_length.sum()),
+        "moved": float(moved),
+        "turn": float(np.median(_degrees(np.sum(start * end, axis=1))[carrying])),
+        "before": float(np.median(_degrees((start @ teacher.T).max(axis=1))[carrying])),
+        "after": float(np.median(_degrees((end @ teacher.T).max(axis=1))[carrying])),
+        "kernel": float(run.curves.kernel_distance[-1]),
+    }
+
+
+def _rich_small_scale(controls: Any, run: Run) -> Evidence:
+    found = _neurons(run)
+    return Evidence(
+        found["growth"] > 3 and found["turn"] > 10 and found["before"] - found["after"] > 10,
+        f"the neurons grow {num(found['growth'], '.2g')}-fold; those that carry the fit turn by "
+        f"{num(found['turn'], '.0f')}° (median), from {num(found['before'], '.0f')}° to "
+        f"{num(found['after'], '.0f')}° off the nearest teacher direction",
+    )
+
+
+def _lazy_large_scale(controls: Any, run: Run) -> Evidence:
+    found = _neurons(run)
+    return Evidence(
+        found["moved"] < 0.05 and found["turn"] < 1 and found["kernel"] < 1e-3,
+        f"the neurons move {num(100 * found['moved'], '.1f')}% of their size and turn by "
+        f"{num(found['turn'], '.1f')}° (median); S(0, t) = {num(found['kernel'], '.1e')}",
+    )
+
+
+def _upstream_aligns(controls: Any, run: Run) -> Evidence:
+    found = _neurons(run)
+    return Evidence(
+        found["turn"] > 15 and found["after"] < 15 and found["before"] - found["after"] > 15,
+        f"the neurons that carry the fit turn by {num(found['turn'], '.0f')}° (median) onto the "
+        f"teacher: from {num(found['before'], '.0f')}° to {num(found['after'], '.0f')}° off its "
+        "nearest direction",
+    )
+
+
+def _downstream_stays(controls: Any, run: Run) -> Evidence:
+    found = _neurons(run)
+    fitted = float(run.curves.loss[-1] / run.curves.loss[0])
+    return Evidence(
+        found["turn"] < 5 and found["kernel"] < 0.01 and fitted < 0.01,
+        f"the neurons grow {num(found['growth'], '.2g')}-fold but turn by "
+        f"{num(found['turn'], '.1f')}° (median); S(0, t) = {num(found['kernel'], '.1e')}; the "
+        f"loss falls to {num(100 * fitted, '.2g')}% of its start",
+    )
+
+
+FIG_1A_RICH = Claim(
+    "At small scale (τ = 0.1, δ = 0) learning is rich: the neurons grow from almost nothing and "
+    "turn towards the teacher's directions.",
+    _rich_small_scale,
+)
+FIG_1A_LAZY = Claim(
+    "At large scale (τ = 2) learning is lazy: the neurons barely move and the kernel stays put.",
+    _lazy_large_scale,
+)
+FIG_1A_UPSTREAM = Claim(
+    "Upstream (δ = 1) at small scale the neurons that carry the fit turn onto the teacher's "
+    "directions.",
+    _upstream_aligns,
+)
+FIG_1A_DOWNSTREAM = Claim(
+    "Downstream (δ = −1) the first layer does not turn: the neurons grow along the directions "
+    "they started in, and the read-out fits the data.",
+    _downstream_stays,
+)
+FIG_1A_PAPER = (
+    "d = 2, h = 50, a k = 3 teacher, n = 20 points on the circle; 10⁶ steps of 10⁻⁴ on the loss "
+    "(1/n)Σ(f − y)²; (τ, δ) = (0.1, 0), (2, 0), (0.1, 1), (0.1, −1)."
+)
+FIG_1A_DIFFERS = (
+    "The same sizes and the same time: the paper's 10⁶ steps of 10⁻⁴ on (1/n)Σ(f − y)² are t = "
+    "200 on this view's (1/2n)Σ(f − y)², here 10,000 steps of 0.02. The teacher, data and "
+    "weights are another random draw."
+)
+
+# -- Fig. 5: activation patterns on the XOR-like task ------------------------------------------
+
+
+def _timing(run: Run) -> dict[str, float]:
+    """When the activation patterns change against when the loss falls."""
+    curves = run.curves
+    patterns, loss = curves.activation_distance, curves.loss
+    half_patterns = crossing_time(curves.t, patterns, 0.5 * patterns[-1])
+    half_loss = crossing_time(curves.t, -loss, -0.5 * loss[0])
+    return {
+        "patterns": float(patterns[-1]),
+        "loss_at_half_patterns": value_at(curves.t, loss, half_patterns) / loss[0],
+        "patterns_at_half_loss": value_at(curves.t, patterns, half_loss),
+        "half_loss": half_loss,
+    }
+
+
+def _xor_upstream(controls: Any, run: Run) -> Evidence:
+    found = _timing(run)
+    still = num(100 * found["loss_at_half_patterns"], ".0f")
+    return Evidence(
+        found["loss_at_half_patterns"] > 0.9 and found["patterns_at_half_loss"] > 0.15,
+        f"half of the patterns' change ({num(100 * found['patterns'], '.0f')}% of input–unit "
+        f"pairs in all) comes while the loss is still {still}% of its start; by the time it "
+        f"has halved (t = {num(found['half_loss'], '.2g')}), "
+        f"{num(100 * found['patterns_at_half_loss'], '.0f')}% have changed",
+    )
+
+
+def _xor_downstream(controls: Any, run: Run) -> Evidence:
+    found = _timing(run)
+    return Evidence(
+        found["patterns_at_half_loss"] < 0.05 and found["patterns"] < 0.1,
+        f"by the time the loss has halved (t = {num(found['half_loss'], '.2g')}) only "
+        f"{num(100 * found['patterns_at_half_loss'], '.1f')}% of input–unit pairs have changed, "
+        f"{num(100 * found['patterns'], '.1f')}% by the end",
+    )
+
+
+FIG_5_UPSTREAM = Claim(
+    "Upstream (δ = 1) the activation patterns change first, while the function is still close "
+    "to zero, and the network fits the data after.",
+    _xor_upstream,
+)
+FIG_5_DOWNSTREAM = Claim(
+    "Downstream (δ = −1) the network fits the data with its activation patterns nearly fixed, "
+    "by reweighting its neurons.",
+    _xor_downstream,
+)
+FIG_5_PAPER = (
+    "Twenty ReLU neurons from f(x; θ₀) ≈ 0 on a task akin to exclusive or; the surface drawn in "
+    "3-D at several times."
+)
+FIG_5_DIFFERS = (
+    "The paper draws the surface at several times; the card shows f at the end with the parity "
+    "of the active units (the view plays it over time), and the claim is read off the recorded "
+    "patterns and loss. Without biases the network is positively homogeneous and cannot fit "
+    "sign(x₁x₂) near the origin: both runs level off at a training loss near 0.1, from 0.5."
+)
+
+# -- Fig. 6a: activation patterns, kernel and parameters of a deeper network -------------------
+
+
+def _distances(run: Run) -> tuple[float, float, float]:
+    curves = run.curves
+    return (
+        float(curves.activation_distance[-1]),
+        float(curves.kernel_distance[-1]),
+        float(curves.parameter_distance[-1]),
+    )
+
+
+def _patterns_move(controls: Any, run: Run) -> Evidence:
+    patterns, kernel, parameters = _distances(run)
+    return Evidence(
+        patterns > 0.1 and kernel > 0.05 and parameters < 0.8,
+        f"{num(100 * patterns, '.0f')}% of the activation patterns change, S(0, t) = "
+        f"{num(kernel, '.2f')}, the parameters move by {num(parameters, '.2f')}",
+    )
+
+
+def _patterns_stay(controls: Any, run: Run) -> Evidence:
+    patterns, kernel, parameters = _distances(run)
+    return Evidence(
+        patterns < 0.06 and kernel < 0.01 and parameters > 0.8,
+        f"{num(100 * patterns, '.1f')}% of the activation patterns change, S(0, t) = "
+        f"{num(kernel, '.3f')}, though the parameters move by {num(parameters, '.2f')}",
+    )
+
+
+FIG_6A_UPSTREAM = Claim(
+    "Upstream (α = 3) learning changes the activation patterns and the kernel, while the "
+    "parameters move little.",
+    _patterns_move,
+)
+FIG_6A_DOWNSTREAM = Claim(
+    "Downstream (α = 1/3) the parameters move further, yet the activation patterns and the "
+    "kernel hardly change.",
+    _patterns_stay,
+)
+FIG_6A_PAPER = (
+    "LeNet-5 (ReLU, max pooling) on MNIST, He initialisation with the first layer ÷ α and the "
+    "last × α, 500 epochs of lr 10⁻⁴ in batches of 512; distances averaged over 8 runs, over a "
+    "sweep of α."
+)
+FIG_6A_DIFFERS = (
+    "A three-layer ReLU MLP on 100 of the bundled 8 × 8 digits (4 against 9), full-batch, "
+    "3,000 steps, one seed, and two values of α instead of a sweep."
+)
+
+# -- Fig. 1b and Fig. 10: the τ × δ map -----------------------------------------------------
+
+
+def _rows(result: Map, low: float, high: float) -> np.ndarray:
+    """The map's rows with low ≤ τ ≤ high."""
+    return (result.taus >= low) & (result.taus <= high)
+
+
+def _mean(values: np.ndarray, rows: np.ndarray, columns: np.ndarray, geometric=False) -> float:
+    block = values[rows][:, columns]
+    return float(np.exp(np.mean(np.log(block)))) if geometric else float(np.mean(block))
+
+
+def _rich_upstream(controls: Any, result: Map) -> Evidence:
+    distance = result.kernel_distance
+    small = result.taus <= 0.2
+    up = _mean(distance, small, result.deltas > 0)
+    down = _mean(distance, small, result.deltas < 0)
+    lazy = float(distance[_rows(result, 0.5, np.inf)].max())
+    return all_of(
+        Evidence(lazy < 5e-3, f"S(0, t) ≤ {num(lazy, '.1e')} for τ ≥ 0.5"),
+        Evidence(
+            up > 0.05 and up > 3 * down,
+            f"for τ ≤ 0.2 S averages {num(up, '.2g')} upstream (δ > 0) and {num(down, '.2g')} "
+            "downstream",
+        ),
+    )
+
+
+def _upstream_generalises(controls: Any, result: Map) -> Evidence:
+    test = result.test_loss
+    small = result.taus <= 0.2
+    up = _mean(test, small, result.deltas > 0, geometric=True)
+    down = _mean(test, small, result.deltas < 0, geometric=True)
+    best, lazy = float(test.min()), float(test[-1].min())
+    return all_of(
+        Evidence(
+            up < 0.75 * down,
+            f"for τ ≤ 0.2 the test loss averages {num(up, '.2g')} upstream (δ > 0) and "
+            f"{num(down, '.2g')} downstream (geometric means)",
+        ),
+        Evidence(
+            lazy > 10 * best,
+            f"at τ = {num(result.taus[-1], '.2g')} it is at least {num(lazy, '.2g')}, "
+            f"{num(lazy / best, '.2g')} times the best",
+        ),
+    )
+
+
+def _patterns_follow_the_kernel(controls: Any, result: Map) -> Evidence:
+    patterns = result.activation_distance
+    rich, lazy = float(patterns[0].max()), float(patterns[-1].max())
+    return Evidence(
+        rich > 0.1 and lazy < 0.02,
+        f"up to {num(100 * rich, '.0f')}% of the activation patterns change at τ = "
+        f"{num(result.taus[0], '.2g')}, at most {num(100 * lazy, '.1f')}% at τ = "
+        f"{num(result.taus[-1], '.2g')}",
+    )
+
+
+FIG_1B_KERNEL = Claim(
+    "Large scales are lazy and small ones rich, and at small scales the kernel moves most when "
+    "the initialisation is upstream (δ > 0).",
+    _rich_upstream,
+)
+FIG_1B_TEST = Claim(
+    "The test loss is lowest at small scales with upstream initialisations, where learning is "
+    "rapid and rich; the lazy networks at large scale generalise worst.",
+    _upstream_generalises,
+)
+FIG_10_PATTERNS = Claim(
+    "The activation patterns change where the kernel moves: many at small scales, almost none "
+    "at large ones.",
+    _patterns_follow_the_kernel,
+)
+FIG_1B_PAPER = (
+    "Two-layer ReLU students (h = 50) of a k = 3 teacher, d = 100, n = 1,000 (10,000 test "
+    "points), τ in [0.1, 2] (log), δ in [−1, 1], 16 seeds, 10⁵ steps of lr = 5·10⁻³/τ² on "
+    "(1/n)Σ(f − y)²; Fig. 10 trains ten times longer and adds the Hamming and parameter "
+    "distances and the training loss."
+)
+FIG_1B_DIFFERS = (
+    "d = 2 and n = 20 (200 test points), a 12 × 12 grid, one seed, and 2,000 steps of lr = "
+    "5·10⁻³/τ² on this map's (1/2n)Σ(f − y)²: half the paper's rate (its rate diverges at "
+    "τ = 0.1 on 20 points) for a hundredth of its time (t = 10/τ²). At τ = 2 the training loss "
+    "is still falling. The paper's sizes are a preset of the map, computed as a background job."
+)

@@ -1,0 +1,67 @@
+"""Write the benchmarks' figures into docs/performance.md.
+
+    python benchmarks/performance_doc.py [--only solvers_speed ...] [--list]
+
+docs/performance.md holds prose, and between each pair of markers
+
+    <!-- benchmark: python benchmarks/solvers_speed.py --repeats 30 -->
+    …
+    <!-- end benchmark -->
+
+what that command printed with ``--markdown`` (benchmarks/_markdown.py). This script runs the
+commands (``--only`` names some of them by script) and replaces what is between their markers;
+nothing else in the file changes. A test (tests/unit/test_docs.py) checks that every table of
+the file sits between such markers. The machine is shared: run it when it is quiet, and read
+the load average each section starts with.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCUMENT = ROOT / "docs" / "performance.md"
+BLOCK = re.compile(
+    r"(<!-- benchmark: (python (benchmarks/(\w+)\.py)[^>]*?) -->\n)(.*?)(<!-- end benchmark -->)",
+    re.S,
+)
+
+
+def blocks(text: str) -> list[tuple[str, str]]:
+    """(command, script name) of every generated section, in order."""
+    return [(match.group(2), match.group(4)) for match in BLOCK.finditer(text)]
+
+
+def run(command: str) -> str:
+    arguments = [*command.split()[1:], "--markdown"]
+    print(f"running {command} --markdown", file=sys.stderr, flush=True)
+    done = subprocess.run(
+        [sys.executable, *arguments], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    return done.stdout.strip() + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", nargs="*", help="script names (solvers_speed, …) to run")
+    parser.add_argument("--list", action="store_true", help="list the sections' commands")
+    options = parser.parse_args()
+    text = DOCUMENT.read_text(encoding="utf-8")
+    if options.list:
+        print("\n".join(command for command, _ in blocks(text)))
+        return
+
+    def replace(match: re.Match) -> str:
+        if options.only and match.group(4) not in options.only:
+            return match.group(0)
+        return match.group(1) + run(match.group(2)) + match.group(6)
+
+    DOCUMENT.write_text(BLOCK.sub(replace, text), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
