@@ -78,10 +78,12 @@ def enable_compression(server: Flask, prefixes: tuple[str, ...]) -> None:
     def compress(response: Response) -> Response:
         response.vary.add("Accept-Encoding")
         algorithm = _algorithm(request.headers.get("Accept-Encoding", ""))
+        kept_once = request.method == "GET" and request.path.startswith(static)
         if (
             algorithm is None
             or response.status_code != 200
-            or response.is_streamed
+            # (the assets are files, sent as a stream: read whole, they are compressed once)
+            or (response.is_streamed and not kept_once)
             or response.mimetype not in MIMETYPES
             or "Content-Encoding" in response.headers
         ):
@@ -90,7 +92,7 @@ def enable_compression(server: Flask, prefixes: tuple[str, ...]) -> None:
         data = response.get_data()
         if len(data) < MIN_BYTES:
             return response
-        if request.method == "GET" and request.path.startswith(static):
+        if kept_once:
             body = kept.get((request.full_path, algorithm), data, algorithm)
         else:
             body = _compress(data, algorithm, fastest=len(data) > LARGE_BYTES)

@@ -10,8 +10,17 @@
  *   plots (no plotly redraw), Plotly.restyle on 3-D scenes and matrices. Play runs on
  *   requestAnimationFrame.
  * - Resending: a callback whose answer does not arrive whole is sent again.
+ * - Number boxes: a typed value is clamped to its control's range, and the slider, the box,
+ *   the link and a note under the control all say what is used.
  * - Accessible names and values for sliders (log sliders announce the value, not its log),
  *   and a view that takes long to answer says that it is computing.
+ * - On touch screens a swipe over a plot scrolls the page; "Interact" hands the plot the touch.
+ * - Escape closes the Maps menu; plot toolbars and formulas are out of the tab order.
+ *
+ * Besides Dash's documented extension points (clientside callbacks, dash_clientside.set_props,
+ * callback_context, dccFunctions), two private details are read — the callback route's name
+ * and its response's format (readAnswers) — and tests/unit/test_browser_contract.py checks
+ * both against the installed Dash, so that an upgrade that changes them fails there.
  */
 (function () {
   "use strict";
@@ -41,8 +50,8 @@
    * request through, so whatever goes out is the newest; its answer says which values it
    * answered and what the page shows, and the next request sends that back as "drawn" so
    * that the server answers with only the differences. Answers are read where they arrive
-   * (the fetch below): a control moved meanwhile wakes the gate through its "wake" store —
-   * Dash does not call a callback again from the chain it started itself. */
+   * (readAnswers): a control moved meanwhile wakes the gate through its "wake" store — Dash
+   * does not call a callback again from the chain it started itself. */
   var GATE_TIMEOUT_MS = 15000;  // an answer that never came (a failed request) frees the gate
   var gates = {};
 
@@ -214,15 +223,105 @@
     } catch (error) { /* not fatal */ }
   }
 
-  /* Answers, links and finished jobs, read from the responses as they arrive. */
+  /* Answers, links and finished jobs, read from the responses as they arrive (the fetch
+   * below): Dash would hold back a callback reading them while a background job of the view
+   * runs, and the page would wait for the job to show a new answer. This reads Dash's
+   * response format ({"response": {id: {prop: value}}}), which tests/unit/
+   * test_browser_contract.py checks against the installed Dash. */
   function readAnswers(text) {
     if (text.indexOf('-answered"') === -1 && text.indexOf('-job-done"') === -1) { return; }
     var response;
     try { response = JSON.parse(text).response; } catch (error) { return; }
+    var found = {};
     Object.keys(response || {}).forEach(function (id) {
-      if (id.endsWith("-link")) { showLink(id.slice(0, -5), response[id].data); }
-      if (id.endsWith("-answered")) { answer(id.slice(0, -9), response[id].data); }
-      if (id.endsWith("-job-done")) { jobDone(id.slice(0, -9)); }
+      var kind = ["-link", "-answered", "-job-done"].find(function (s) { return id.endsWith(s); });
+      if (!kind) { return; }
+      var key = id.slice(0, -kind.length);
+      found[key] = found[key] || {};
+      found[key][kind] = response[id].data;
+    });
+    Object.keys(found).forEach(function (key) {
+      var got = found[key];
+      if ("-answered" in got) { answer(key, got["-answered"]); }
+      if ("-link" in got) {
+        showLink(key, got["-link"]);
+        if ("-answered" in got) { correct(key, got["-answered"], got["-link"]); }
+      }
+      if ("-job-done" in got) { jobDone(key); }
+    });
+  }
+
+  /* ---- number boxes and values the server changed ------------------------------------------ */
+
+  /* What a numeric control's box (components.control) says about it. */
+  function specOf(control) {
+    return {
+      name: control.getAttribute("data-name") || "",
+      low: Number(control.getAttribute("data-low")),
+      high: Number(control.getAttribute("data-high")),
+      integer: control.getAttribute("data-kind") === "int",
+      log: control.getAttribute("data-scale") === "log"
+    };
+  }
+
+  function toControl(spec, value) { return spec.log ? Math.log10(value) : value; }
+  function fromControl(spec, value) { return spec.log ? Math.pow(10, Number(value)) : Number(value); }
+
+  /* As components.box_text writes it. */
+  function boxText(spec, value) {
+    if (!isFinite(value)) { return ""; }
+    if (spec.integer) { return String(Math.round(value)); }
+    if (spec.log) { return format(value); }
+    return String(Number(value.toPrecision(10)));
+  }
+
+  function parseTyped(text) {
+    if (typeof text === "number") { return isFinite(text) ? text : null; }
+    var trimmed = String(text === null || text === undefined ? "" : text).trim().replace(",", ".");
+    if (!trimmed || !/^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(trimmed)) { return null; }
+    var number = Number(trimmed);
+    return isFinite(number) ? number : null;
+  }
+
+  /* A typed value as the control can take it: (value used, what was changed or ""). */
+  function clampTyped(spec, typed, number) {
+    var used = Math.min(Math.max(number, spec.low), spec.high);
+    var note = "";
+    if (used !== number) {
+      note = spec.name + ": " + typed + " is outside [" + format(spec.low) + ", " +
+        format(spec.high) + "], so " + boxText(spec, used) + " is used.";
+    }
+    if (spec.integer && Math.round(used) !== used) {
+      used = Math.round(used);
+      note = note || spec.name + ": " + typed + " is not a whole number, so " + used + " is used.";
+    }
+    return [used, note];
+  }
+
+  function closeTo(a, b) { return Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b)); }
+
+  /* The server used other values than the controls asked for (a cap that depends on other
+   * controls, app/core/state.py): the controls are set to what was used — the link says it —
+   * unless they have moved on since. The gate takes them as answered: the message that says
+   * what changed stays. */
+  function correct(key, answered, search) {
+    var gate = gateOf(key);
+    if (!answered || !Array.isArray(answered.values) || !gate.ids || typeof search !== "string") { return; }
+    var params = new URLSearchParams(search);
+    params.forEach(function (text, name) {
+      var index = gate.ids.indexOf(key + "-" + name);
+      var slider = document.getElementById(key + "-" + name);
+      var control = slider && slider.closest(".control[data-kind]");
+      var thumb = slider && slider.querySelector("[role=slider]");
+      if (index < 0 || !control || !thumb) { return; }
+      var spec = specOf(control), asked = Number(answered.values[index]);
+      var used = toControl(spec, Number(text));
+      var shown = Number(thumb.getAttribute("aria-valuenow"));
+      var tolerance = spec.log ? 1e-6 : 1e-9;
+      if (!isFinite(used) || Math.abs(used - asked) <= tolerance * Math.max(1, Math.abs(asked))) { return; }
+      if (!closeTo(shown, asked)) { return; }  // moved on: the next answer is for that
+      window.dash_clientside.set_props(slider.id, {value: used});
+      if (gate.answered && gate.answered.length > index) { gate.answered[index] = used; }
     });
   }
 
@@ -418,7 +517,32 @@
         var args = Array.prototype.slice.call(arguments);
         var frame = args.pop();
         args.pop();  // the wake store: only the call matters
-        return gateFor(viewKey("-request"), args, Number(frame) || 0);
+        var key = viewKey("-request");
+        var inputs = window.dash_clientside.callback_context.inputs_list || [];
+        gateOf(key).ids = inputs.slice(0, args.length).map(function (item) { return item.id; });
+        return gateFor(key, args, Number(frame) || 0);
+      },
+
+      /* slider ⇄ number box: a typed value (on Enter or leaving the box) is clamped, and the
+       * slider, the box and the note under the control say what is used */
+      box: function (value, typed) {
+        var out = window.dash_clientside.callback_context.outputs_list;
+        var ident = Array.isArray(out) && out[0] ? String(out[0].id) : "";
+        var node = document.getElementById(ident);
+        var control = node && node.closest(".control[data-kind]");
+        if (!control) { return [noUpdate(), noUpdate(), noUpdate()]; }
+        var spec = specOf(control), current = fromControl(spec, value);
+        var byBox = triggered().some(function (id) { return id.endsWith("-box.value"); });
+        if (!byBox) { return [noUpdate(), boxText(spec, current), ""]; }
+        var number = parseTyped(typed);
+        if (number === null) {
+          var kept = spec.name + ": " + JSON.stringify(String(typed || "")).slice(0, 40) +
+            " is not a number, so it stays " + boxText(spec, current) + ".";
+          return [noUpdate(), boxText(spec, current), kept];
+        }
+        var clamped = clampTyped(spec, String(typed).trim(), number);
+        var slider = toControl(spec, clamped[0]);
+        return [closeTo(slider, Number(value)) ? noUpdate() : slider, boxText(spec, clamped[0]), clamped[1]];
       },
 
       /* the cancel button of a background job: say so where the page said it was computing,
@@ -457,11 +581,6 @@
         var start = (Number(value) || 0) >= end ? 0 : (Number(value) || 0);
         play(key, start, end);
         return "❚❚ Pause";
-      },
-
-      readout: function (exponent) {
-        var number = Number(exponent);
-        return isFinite(number) ? format(Math.pow(10, number)) : noUpdate();
       }
     }
   });
@@ -516,7 +635,7 @@
     for (var b = 0; b < boxes.length; b++) {
       var box = boxes[b], labelId = box.getAttribute("data-label");
       var log = box.getAttribute("data-scale") === "log";
-      var parts = box.querySelectorAll("[role=slider], input[type=number], input.dash-input");
+      var parts = box.querySelectorAll("[role=slider], .control-box input");
       for (var p = 0; p < parts.length; p++) {
         if (parts[p].getAttribute("aria-labelledby") !== labelId) {
           parts[p].setAttribute("aria-labelledby", labelId);
@@ -532,14 +651,108 @@
     }
   }
 
-  /* On a phone the controls start folded, so that the plots come first; "Controls" opens
-   * them. */
+  /* On a phone the controls are a sheet along the bottom (style.css); it starts folded, so
+   * that the plots come first, and "Controls" opens it. */
   function foldOnPhones(root) {
     if (!window.matchMedia || !window.matchMedia("(max-width: 900px)").matches) { return; }
     var panels = root.querySelectorAll(".sidebar-panel:not([data-folded])");
     for (var k = 0; k < panels.length; k++) {
       panels[k].setAttribute("data-folded", "1");
       panels[k].open = false;
+    }
+  }
+
+  /* ---- the keyboard: one tab stop per control ------------------------------------------------ */
+
+  /* A plot's toolbar (six buttons a plot, forty on a view) and every formula (MathJax makes
+   * each one a tab stop for its menu) would come between the controls and the plots. They
+   * stay reachable: the toolbar by pointer and touch (its numbers are the CSV and JSON
+   * downloads), the formulas' text by screen readers (MathJax's speech), their menu by
+   * right-click. */
+  function outOfTabOrder(root) {
+    var stops = root.querySelectorAll(".modebar-btn:not([tabindex='-1']), mjx-container[tabindex='0']");
+    for (var k = 0; k < stops.length; k++) { stops[k].setAttribute("tabindex", "-1"); }
+  }
+
+  /* Escape closes an open menu (the Maps menu of the bar) and gives the focus back to it; a
+   * click elsewhere closes it too. */
+  function closeMenus(except) {
+    var open = document.querySelectorAll("details.nav-maps[open]");
+    var closed = null;
+    for (var k = 0; k < open.length; k++) {
+      if (open[k] === except) { continue; }
+      if (open[k].contains(document.activeElement)) { closed = open[k]; }
+      open[k].open = false;
+    }
+    return closed;
+  }
+  document.addEventListener("keydown", function (event) {
+    if (event.key !== "Escape") { return; }
+    var closed = closeMenus(null);
+    if (closed) { closed.querySelector("summary").focus(); }
+  });
+
+  /* A tap on "Interact with the plot" hands that plot the touch (a transparent shield over it
+   * lets a swipe scroll the page otherwise: style.css); pressed again, the page has it back. */
+  function interact(button) {
+    var card = button.closest(".graph-card");
+    if (!card) { return; }
+    var on = card.classList.toggle("touch-on");
+    button.setAttribute("aria-pressed", on ? "true" : "false");
+    button.textContent = on ? "Done: let the page scroll" : "Interact with the plot";
+  }
+
+  /* "Copy link": the address bar's link, which holds what the page shows. */
+  function copyLink(button) {
+    var note = button.parentNode.querySelector(".copy-note");
+    var said = function (text) { if (note) { note.textContent = text; } };
+    if (!navigator.clipboard) { said(window.location.href); return; }
+    navigator.clipboard.writeText(window.location.href).then(
+      function () { said("Copied."); },
+      function () { said(window.location.href); }
+    );
+  }
+
+  document.addEventListener("click", function (event) {
+    var target = event.target instanceof Element ? event.target : null;
+    if (!target) { return; }
+    closeMenus(target.closest("details.nav-maps"));
+    var button = target.closest(".interact-button");
+    if (button) { interact(button); }
+    var copy = target.closest(".copy-link");
+    if (copy) { copyLink(copy); }
+  });
+
+  /* The sheet of controls opened on a phone: the plot at the top of the screen is brought
+   * whole into the part the sheet leaves (its title just under the screen's top), so that a
+   * control moved in the sheet changes a plot in sight. */
+  function keepPlotInSight(panel) {
+    if (!panel.open || !window.matchMedia("(max-width: 900px)").matches) { return; }
+    var cards = document.querySelectorAll(".graph-card");
+    for (var k = 0; k < cards.length; k++) {
+      var box = cards[k].getBoundingClientRect();
+      if (box.bottom > 40) {
+        window.scrollBy({top: box.top - 8, behavior: "instant"});
+        return;
+      }
+    }
+  }
+  document.addEventListener("toggle", function (event) {
+    var target = event.target;
+    if (target && target.classList && target.classList.contains("sidebar-panel")) {
+      keepPlotInSight(target);
+    }
+  }, true);
+
+  /* The bar scrolls sideways on a phone: the page shown is brought into it. */
+  function showCurrentLink(root) {
+    var current = root.querySelector(".nav .nav-link.active:not([data-shown])");
+    if (!current) { return; }
+    current.setAttribute("data-shown", "1");
+    var nav = current.closest(".nav");
+    if (nav && nav.scrollWidth > nav.clientWidth) {
+      var offset = current.getBoundingClientRect().left - nav.getBoundingClientRect().left;
+      nav.scrollLeft += offset - (nav.clientWidth - current.offsetWidth) / 2;
     }
   }
 
@@ -551,10 +764,12 @@
       naming = false;
       nameControls(document);
       foldOnPhones(document);
+      outOfTabOrder(document);
+      showCurrentLink(document);
       Object.keys(gates).forEach(function (key) { watch(gates[key]); });  // new plots
     });
   }).observe(document.documentElement, {
-    subtree: true, childList: true, attributes: true, attributeFilter: ["aria-valuenow"]
+    subtree: true, childList: true, attributes: true, attributeFilter: ["aria-valuenow", "tabindex"]
   });
 
   /* ---- resending a callback whose answer did not arrive whole ------------------------------ */

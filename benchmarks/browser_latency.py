@@ -4,6 +4,8 @@ Procfile's gunicorn.
     python benchmarks/browser_latency.py                      # every view
     python benchmarks/browser_latency.py --views single-neuron --steps 20
     python benchmarks/browser_latency.py --students 8         # also while 8 students load it
+    python benchmarks/browser_latency.py --load               # first load of every page
+    python benchmarks/browser_latency.py --load --phone --markdown   # a phone; for docs
 
 For every view (Debian's chromium, software rendering, 1400 × 1000), at its defaults — the
 network map at 4 × 4 cells and 100 steps, a size answered within the request (its default is a
@@ -21,7 +23,16 @@ background job of a second or two, tests/e2e/test_jobs.py):
 * **play** — frames per second of Play (the frame label's changes, over at most 2 s).
 
 With ``--students N`` the drag is measured again while N simulated students (``tests.load``)
-drag sliders on the same server. Prints one table; the README quotes it.
+drag sliders on the same server.
+
+With ``--load``, the first load of every page instead (the views, the start page, the paper
+figures), each in a fresh browser context (nothing cached in the browser; the server's result
+cache warm after the first of ``--loads`` loads): from navigation to the **first plot** drawn with
+its data, and to **every plot in view** drawn (the plots a student sees without scrolling; out of
+sight ones wait, assets/app.js) — medians over the loads — and the script the page transferred
+(compressed bytes). ``--phone`` loads at 390 × 844 with touch.
+
+Prints one table (``--markdown``: as Markdown, to be included in the docs verbatim).
 """
 
 from __future__ import annotations
@@ -31,7 +42,6 @@ import os
 import statistics
 import sys
 import time
-from contextlib import nullcontext
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -267,6 +277,122 @@ def measure(browser, url: str, view, count: int, load: int) -> dict:
     }
 
 
+#: installed before a page's own scripts: when each plot first drew with its data (ms since
+#: navigation), whether it is in view, and the script transferred
+LOAD_PROBE = """
+window.__load = {drawn: {}};
+(function watch() {
+  document.querySelectorAll('.js-plotly-plot').forEach(gd => {
+    if (gd.__loadProbe || !gd.on) { return; }
+    gd.__loadProbe = true;
+    const id = (gd.closest('[id]') || {}).id || '?';
+    const seen = () => {
+      if (!(id in window.__load.drawn) && gd._fullData && gd._fullData.length > 0) {
+        window.__load.drawn[id] = performance.now();
+      }
+    };
+    gd.on('plotly_afterplot', seen);
+    seen();
+  });
+  requestAnimationFrame(watch);
+})();
+"""
+LOAD_FIGURES = """() => {
+  const plots = Array.from(document.querySelectorAll('.dash-graph'));
+  const inView = plots.filter(g => { const r = g.getBoundingClientRect();
+    return r.bottom > 0 && r.top < innerHeight && r.width > 0; }).map(g => g.id);
+  const scripts = performance.getEntriesByType('resource')
+    .filter(e => e.initiatorType === 'script' || e.name.endsWith('.js'));
+  return {drawn: window.__load.drawn, inView: inView, all: plots.map(g => g.id),
+          script: scripts.reduce((sum, e) => sum + (e.transferSize || e.encodedBodySize), 0)};
+}"""
+DESKTOP = {"width": 1400, "height": 1000}
+PHONE = {"width": 390, "height": 844}
+
+
+def load_once(browser, url: str, path: str, phone: bool) -> dict:
+    """One first load of ``path`` in a fresh context: ms to the first plot and to every plot
+    in view drawn with data, and the script bytes transferred."""
+    options = {"viewport": PHONE, "is_mobile": True, "has_touch": True} if phone else {}
+    context = browser.new_context(**({"viewport": DESKTOP} | options))
+    context.add_init_script(LOAD_PROBE)
+    page = context.new_page()
+    try:
+        page.goto(url + path)
+        page.wait_for_function(
+            """() => { const plots = document.querySelectorAll('.dash-graph');
+                 return plots.length > 0 && Array.from(plots).every(g => {
+                   const r = g.getBoundingClientRect();
+                   const seen = r.bottom > 0 && r.top < innerHeight;
+                   return !seen || g.id in window.__load.drawn; }); }""",
+            timeout=120_000,
+        )
+        figures = page.evaluate(LOAD_FIGURES)
+    finally:
+        context.close()
+    drawn = figures["drawn"]
+    in_view = [drawn[g] for g in figures["inView"] if g in drawn]
+    return {
+        "first": min(drawn.values()),
+        "all": max(in_view) if in_view else min(drawn.values()),
+        "in_view": len(in_view),
+        "plots": len(figures["all"]),
+        "script": figures["script"],
+    }
+
+
+def load_pages() -> list[tuple[str, str]]:
+    """(name, path) of every page with plots: the views and the paper figures."""
+    return [(view.key, view.path + light(view)) for view in VIEWS] + [
+        ("paper-figures", "/paper-figures")
+    ]
+
+
+def measure_loads(browser, url: str, path: str, loads: int, phone: bool) -> dict:
+    runs = [load_once(browser, url, path, phone) for _ in range(loads)]
+    return {
+        "first": statistics.median(r["first"] for r in runs),
+        "all": statistics.median(r["all"] for r in runs),
+        "worst": max(r["all"] for r in runs),
+        "in_view": f"{runs[-1]['in_view']}/{runs[-1]['plots']}",
+        "script": statistics.median(r["script"] for r in runs) / 1024,
+    }
+
+
+LOAD_COLUMNS = (
+    "page",
+    "first plot (ms)",
+    "every plot in view (ms)",
+    "slowest load (ms)",
+    "plots in view",
+    "script (KB)",
+)
+
+
+def load_row(name: str, figures: dict) -> list[str]:
+    return [
+        name,
+        f"{figures['first']:.0f}",
+        f"{figures['all']:.0f}",
+        f"{figures['worst']:.0f}",
+        figures["in_view"],
+        f"{figures['script']:.0f}",
+    ]
+
+
+def table(columns: tuple[str, ...], rows: list[list[str]], markdown: bool) -> str:
+    """Rows as a Markdown table, or as aligned text."""
+    if markdown:
+        lines = ["| " + " | ".join(columns) + " |"]
+        lines.append("| --- |" + " ---: |" * (len(columns) - 1))
+        lines += ["| " + " | ".join(row) + " |" for row in rows]
+        return "\n".join(lines)
+    widths = [max(len(c), *(len(r[i]) for r in rows)) for i, c in enumerate(columns)]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True))]
+    lines += ["  ".join(v.rjust(w) for v, w in zip(row, widths, strict=True)) for row in rows]
+    return "\n".join(lines)
+
+
 def row(view, figures: dict) -> str:
     times = figures["latencies"]
     loaded = f"{figures['loaded']:7.0f}" if figures["loaded"] is not None else "      –"
@@ -279,9 +405,9 @@ def row(view, figures: dict) -> str:
     )
 
 
-def main() -> None:
+def _options() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--views", nargs="*", default=[v.key for v in VIEWS])
+    parser.add_argument("--views", nargs="*", default=[*(v.key for v in VIEWS), "paper-figures"])
     parser.add_argument("--steps", type=int, default=12)
     parser.add_argument("--students", type=int, default=0)
     parser.add_argument(
@@ -291,32 +417,69 @@ def main() -> None:
         metavar="VIEW=NAME",
         help="step this slider of a view (e.g. networks=tau) instead of its first linear one",
     )
-    options = parser.parse_args()
+    parser.add_argument("--load", action="store_true", help="measure first loads instead")
+    parser.add_argument("--loads", type=int, default=3, help="loads per page (--load)")
+    parser.add_argument("--phone", action="store_true", help="load at 390 × 844 with touch")
+    _markdown().add_option(parser)
+    return parser.parse_args()
+
+
+def _markdown():
+    """benchmarks/_markdown.py, beside this script (imported here: the tests import this
+    module for its probes, from another folder)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import _markdown
+
+    return _markdown
+
+
+def _loads(browser, url: str, options: argparse.Namespace) -> None:
+    size = "390 × 844, touch" if options.phone else "1400 × 1000"
+    print(
+        f"First loads, {size}: a fresh browser context per load (nothing cached in the "
+        f"browser), medians of {options.loads} loads, times from navigation.\n"
+    )
+    rows = []
+    for name, path in load_pages():
+        if name in options.views:
+            figures = measure_loads(browser, url, path, options.loads, options.phone)
+            rows.append(load_row(name, figures))
+            if not options.markdown:
+                print(table(LOAD_COLUMNS, rows[-1:], False).splitlines()[-1], flush=True)
+    print(table(LOAD_COLUMNS, rows, options.markdown))
+
+
+def _steps(browser, url: str, options: argparse.Namespace) -> None:
+    if not options.markdown:
+        print(
+            f"gunicorn (Procfile settings) and headless Chromium, {options.steps} steps per "
+            f"view; times in ms; drag = {DRAG_MOVES} moves in {DRAG_SECONDS:g} s\n"
+        )
+    print(
+        "| view | step median | p95 | max | redraws per change | plots drawn | scroll in | "
+        f"requests per drag | quiet after release | … with {options.students} students | "
+        "Play fps |"
+    )
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for view in [v for v in VIEWS if v.key in options.views]:
+        figures = measure(browser, url, view, options.steps, options.students)
+        print(row(view, figures), flush=True)
+
+
+def main() -> None:
+    options = _options()
+    _markdown().start(options.markdown, fenced=False)
     for choice in options.slider:
         view_key, _, name = choice.partition("=")
         CHOSEN_SLIDERS[view_key] = name
     from playwright.sync_api import sync_playwright
 
-    chosen = [v for v in VIEWS if v.key in options.views]
     env = {"LOG_LEVEL": "warning"}
     with servers.gunicorn(env) as (url, _), sync_playwright() as playwright:
         browser = playwright.chromium.launch(
             executable_path=os.environ.get("CHROMIUM", CHROMIUM), args=CHROMIUM_ARGS
         )
-        print(
-            f"gunicorn (Procfile settings) and headless Chromium, {options.steps} steps per "
-            f"view; times in ms; drag = {DRAG_MOVES} moves in {DRAG_SECONDS:g} s"
-        )
-        print(
-            "| view | step median | p95 | max | redraws per change | plots drawn | scroll in | "
-            f"requests per drag | quiet after release | … with {options.students} students | "
-            "Play fps |"
-        )
-        print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-        for view in chosen:
-            with nullcontext():
-                figures = measure(browser, url, view, options.steps, options.students)
-            print(row(view, figures), flush=True)
+        (_loads if options.load else _steps)(browser, url, options)
         browser.close()
 
 

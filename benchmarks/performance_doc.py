@@ -18,6 +18,7 @@ the load average each section starts with.
 from __future__ import annotations
 
 import argparse
+import functools
 import re
 import subprocess
 import sys
@@ -55,12 +56,28 @@ def main() -> None:
         print("\n".join(command for command, _ in blocks(text)))
         return
 
-    def replace(match: re.Match) -> str:
-        if options.only and match.group(4) not in options.only:
-            return match.group(0)
-        return match.group(1) + run(match.group(2)) + match.group(6)
+    failed = []
+    for command, script in blocks(text):
+        if options.only and script not in options.only:
+            continue
+        try:
+            printed = run(command)
+        except subprocess.CalledProcessError as error:  # the section keeps what it had
+            failed.append(command)
+            print(error.stderr[-2000:], file=sys.stderr)
+            continue
+        # written after each section: a long run keeps what it has measured so far
+        text = DOCUMENT.read_text(encoding="utf-8")
+        text = BLOCK.sub(functools.partial(_filled, command=command, printed=printed), text)
+        DOCUMENT.write_text(text, encoding="utf-8")
+    if failed:
+        sys.exit(f"failed, sections left as they were: {failed}")
 
-    DOCUMENT.write_text(BLOCK.sub(replace, text), encoding="utf-8")
+
+def _filled(match: re.Match, command: str, printed: str) -> str:
+    if match.group(2) != command:
+        return match.group(0)
+    return match.group(1) + printed + match.group(6)
 
 
 if __name__ == "__main__":

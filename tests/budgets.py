@@ -27,7 +27,7 @@ NETWORKS_LARGEST = {
     "n": 1000,
     "n_test": 1000,
     "steps": 20000,
-    "depth": 4,
+    "depth": 6,
     "width": 200,
     "init": "gaussian",
 }

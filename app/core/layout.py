@@ -105,6 +105,7 @@ def view_page(view: Any, state: PageState, related: Sequence[tuple[str, str]] = 
                 _presets(view, state),
                 *_controls(view, state),
                 components.download_bar(key),
+                components.share_bar(key),
             ],
             open=True,
             className="sidebar-panel",

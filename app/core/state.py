@@ -39,6 +39,11 @@ Controls = TypeVar("Controls")
 
 #: metadata key of a control's :class:`Field` on a controls dataclass
 _FIELD = "lazy-rich-field"
+#: the optional method of a controls dataclass that applies the limits one control sets another
+#: (``n`` at most 100 with ten classes): ``within_limits(self) -> (controls, messages)``. The
+#: values it returns are the ones used — the link carries them and the page's controls are set
+#: to them (assets/app.js) — so that a message never describes what the controls do not show.
+LIMITS = "within_limits"
 #: words a link or a form may use for yes and no
 _YES = ("1", "true", "yes", "on")
 _NO = ("0", "false", "no", "off")
@@ -292,14 +297,20 @@ class StateSpec(Generic[Controls]):
         return self.type()
 
     def parse(self, raw: Mapping[str, Any]) -> tuple[Controls, tuple[str, ...]]:
-        """Validate a mapping of raw values (missing names take their defaults)."""
+        """Validate a mapping of raw values (missing names take their defaults), then apply
+        the limits one control sets another (:data:`LIMITS`)."""
         values, messages = {}, []
         for spec in self.fields:
             value, message = spec.clean(raw.get(spec.name))
             values[spec.name] = value
             if message:
                 messages.append(message)
-        return self.type(**values), tuple(messages)
+        controls = self.type(**values)
+        limit = getattr(controls, LIMITS, None)
+        if callable(limit):
+            controls, notes = limit()
+            messages.extend(notes)
+        return controls, tuple(messages)
 
     def parse_controls(self, raw_values: Sequence[Any]) -> tuple[Controls, tuple[str, ...]]:
         """Validate the values of the view's controls, in field order (from a callback)."""

@@ -33,6 +33,7 @@ from ..ui import components
 from ..ui.figures import compact
 from ..ui.notation import typeset_figure
 from ..ui.theme import themed
+from . import browser
 from .clicks import ClickPoint, Link
 from .downloads import Tables, to_csv, to_json
 from .frames import Frames, place
@@ -252,7 +253,7 @@ class View(Generic[Controls, Result]):
             jobs.register(self, app)
         self._register_preset(app)
         self._register_download(app, cache, jobs, slots)
-        self._register_readouts(app)
+        browser.register(self, app)  # the number boxes (assets/app.js)
         self._register_animation(app)
         if self.clicks:
             self._register_clicks(app)
@@ -506,18 +507,6 @@ class View(Generic[Controls, Result]):
         else:
             content, mime = to_csv(controls, tables), "text/csv"
         return {"content": content, "filename": f"{self.key}.{kind}", "type": mime}
-
-    def _register_readouts(self, app: Dash) -> None:
-        """The value beside a log slider's label follows the slider in the browser."""
-        for spec in self.spec.fields:
-            if spec.log:
-                ident = components.control_id(self.key, spec.name)
-                app.clientside_callback(
-                    ClientsideFunction("lazyRich", "readout"),
-                    Output(f"{ident}-readout", "children"),
-                    Input(ident, "value"),
-                    prevent_initial_call=True,
-                )
 
     def _register_animation(self, app: Dash) -> None:
         """Scrubbing and Play run in the browser (assets/app.js): they move the cursors on the

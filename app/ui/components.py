@@ -21,13 +21,18 @@ __all__ = [
     "graph_card",
     "message_box",
     "page_shell",
+    "share_bar",
 ]
 
+#: every plot's toolbar: no upload to a third-party cloud ("Share chart…", plotly.js's default);
+#: sharing is the page's link (:func:`share_bar`)
 GRAPH_CONFIG = {
     "displaylogo": False,
     "responsive": True,
+    "showSendToCloud": False,
+    "showEditInChartStudio": False,
     "toImageButtonOptions": {"format": "png", "scale": 2},
-    "modeBarButtonsToRemove": ["select2d", "lasso2d", "autoScale2d"],
+    "modeBarButtonsToRemove": ["select2d", "lasso2d", "autoScale2d", "sendChartToCloud"],
 }
 
 
@@ -51,14 +56,21 @@ def _linear_marks(spec: Field) -> dict:
     return marks
 
 
+#: a log slider's step: a tenth of a decade (an arrow press multiplies the value by 1.26;
+#: Page Up and Page Down move a whole decade)
+LOG_STEP = 0.1
+
+
 def _slider(ident: str, spec: Field, value: Any):
+    """A slider without Dash's own number box (it left the page unchanged for a typed value
+    out of range, and came before the slider in the tab order): :func:`_box` follows it."""
     if spec.log:  # the slider works on log10 of the value
         low, high = math.log10(spec.low), math.log10(spec.high)
         return dcc.Slider(
             id=ident,
             min=low,
             max=high,
-            step=0.01,
+            step=LOG_STEP,
             value=spec.to_control(value),
             marks=_decade_marks(low, high),
             updatemode="drag",
@@ -75,7 +87,27 @@ def _slider(ident: str, spec: Field, value: Any):
         value=value,
         marks=_linear_marks(spec),
         updatemode="drag",
+        allow_direct_input=False,
         className="control-slider",
+    )
+
+
+def box_id(ident: str) -> str:
+    """The number box of the slider ``ident``."""
+    return f"{ident}-box"
+
+
+def _box(ident: str, spec: Field, value: Any) -> dcc.Input:
+    """The value of a slider, to read and to type (in the value's own units, also for sliders
+    over decades); committed on Enter or when left (app/core/browser.py)."""
+    return dcc.Input(
+        id=box_id(ident),
+        type="text",
+        inputMode="decimal",
+        value=box_text(spec, value),
+        debounce=True,
+        autoComplete="off",
+        className="control-box",  # named by its label (htmlFor), and by assets/app.js
     )
 
 
@@ -88,15 +120,22 @@ def _choices(ident: str, spec: Field, value: Any):
 
 
 def control(view: str, spec: Field, value: Any) -> html.Div:
-    """A labelled control for one field, showing ``value``.
+    """A labelled control for one field, showing ``value``: a slider and its number box, a
+    choice or a switch.
 
     Dash's sliders cannot take ARIA attributes, so the control's box carries what
-    ``assets/app.js`` gives the slider's thumb and number box: the label (``aria-labelledby``)
-    and, for sliders over decades, the value itself as ``aria-valuetext`` (``data-scale``)."""
+    ``assets/app.js`` gives the slider's thumb: the label (``aria-labelledby``) and, for
+    sliders over decades, the value itself as ``aria-valuetext`` (``data-scale``); and what
+    the number box needs to clamp a typed value (``data-low``, ``data-high``, ``data-kind``,
+    ``data-name``). A note under a number (``-note``) says what a typed value became."""
     ident = control_id(view, spec.name)
     label_id = f"{ident}-label"
-    if spec.kind in ("float", "int"):
-        widget = _slider(ident, spec, value)
+    numeric = spec.kind in ("float", "int")
+    if numeric:
+        widget = html.Div(
+            [_slider(ident, spec, value), _box(ident, spec, value)],
+            className="slider-row",
+        )
     elif spec.kind == "choice":
         widget = _choices(ident, spec, value)
     else:
@@ -108,16 +147,11 @@ def control(view: str, spec: Field, value: Any) -> html.Div:
         )
     label = []
     if spec.kind != "bool":  # a checkbox is named by its own option
-        readout = (
-            [html.Span(format_value(value), id=f"{ident}-readout", className="readout")]
-            if spec.log
-            else []
-        )
         label = [
             html.Label(
-                [*typeset_children(spec.label), *readout],
+                typeset_children(spec.label),
                 id=label_id,
-                htmlFor=ident,
+                htmlFor=box_id(ident) if numeric else ident,
                 className="control-label",
             )
         ]
@@ -126,11 +160,32 @@ def control(view: str, spec: Field, value: Any) -> html.Div:
         attributes |= {"role": "radiogroup", "aria-labelledby": label_id}
     if spec.log:
         attributes["data-scale"] = "log"
-    return html.Div([*label, widget], className="control", title=spec.help or None, **attributes)
+    note = []
+    if numeric:
+        attributes |= {
+            "data-low": f"{spec.low:.10g}",
+            "data-high": f"{spec.high:.10g}",
+            "data-kind": spec.kind,
+            "data-name": spec.label,
+        }
+        note = [html.Div(id=f"{ident}-note", className="control-note", role="status")]
+    return html.Div(
+        [*label, widget, *note], className="control", title=spec.help or None, **attributes
+    )
+
+
+def box_text(spec: Field, value: Any) -> str:
+    """A number box's text (as ``assets/app.js`` writes it): whole numbers as they are, values
+    over decades to four digits (as their tooltip), others as the link writes them."""
+    if spec.kind == "int":
+        return str(int(value))
+    if spec.log:
+        return format_value(value)
+    return f"{value:.10g}"
 
 
 def format_value(value: float) -> str:
-    """The same short format as the browser's readouts (assets/app.js)."""
+    """The same short format as the browser's tooltips and boxes (assets/app.js)."""
     magnitude = abs(value)
     if magnitude != 0 and (magnitude < 1e-3 or magnitude >= 1e4):
         return f"{value:.2e}"
@@ -166,6 +221,14 @@ def graph_card(
     children = [
         html.H3(title, id=f"{ident}-title", className="graph-title"),
         html.Div(graph, className="table-scroll") if min_width else graph,
+        # on a touch screen a swipe over a plot scrolls the page; this hands the plot the touch
+        # (zoom, pan, turn, a tap on a point) until pressed again (assets/app.js)
+        html.Button(
+            "Interact with the plot",
+            className="small-button interact-button",
+            type="button",
+            **{"aria-pressed": "false", "aria-describedby": f"{ident}-title"},
+        ),
     ]
     if not embed:
         children.append(explanation(text))
@@ -222,6 +285,25 @@ def job_bar(view: str) -> html.Div:
         id=f"{view}-job-bar",
         className="job-bar",
         hidden=True,
+    )
+
+
+def share_bar(view: str) -> html.Div:
+    """How to pass on what the page shows: its link (what the address bar holds — every control,
+    the preset, the play bar's frame). The place for an embed builder, should one come."""
+    return html.Div(
+        [
+            html.Span("Share:", className="download-label"),
+            html.Button(
+                "Copy link",
+                id=f"{view}-copy-link",
+                className="small-button copy-link",
+                title="Copy the link of this view as it is now (assets/app.js)",
+                type="button",
+            ),
+            html.Span(className="copy-note", role="status"),
+        ],
+        className="download-bar share-bar",
     )
 
 

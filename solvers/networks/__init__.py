@@ -13,6 +13,8 @@ Every array may carry leading batch axes, so a whole τ × δ grid of networks (
   (Shan & Bordelon's γ);
 * data sets :func:`teacher_student`, :func:`xor`, :func:`two_gaussians`,
   :func:`regression_line`, :func:`digits`;
+* :func:`sweep_widths`, :func:`sweep_scale`, :func:`sweep_sigma` (Xu & Ziyin's sweeps of ReLU
+  networks over width, initial scale and σ);
 * :func:`linear_limit` (the exact finite-width solution a linear network tends to) and
   :func:`scenario` (the data, network and training settings a dashboard view poses).
 """
@@ -73,6 +75,21 @@ from ._scenario import (
     layer_rates,
     scenario,
 )
+from ._sweeps import (
+    MAX_SWEEP_VALUES,
+    SWEEP_BASE_WIDTH,
+    SWEEP_KAPPA,
+    SWEEP_ROWS,
+    Setting,
+    Sweep,
+    scale_setting,
+    sigma_rates,
+    sweep_scale,
+    sweep_sigma,
+    sweep_widths,
+    sweep_work,
+    width_setting,
+)
 from ._train import (
     CHUNK_BUDGET,
     DIVERGENCE_FACTOR,
@@ -109,11 +126,15 @@ __all__ = [
     "MAX_RECORDED_WEIGHTS",
     "MAX_RECORDS",
     "MAX_SAMPLES",
+    "MAX_SWEEP_VALUES",
     "MAX_TRAIN_STEPS",
     "MAX_WIDTH",
     "MAX_WORK",
     "RECORDED",
     "SCALINGS",
+    "SWEEP_BASE_WIDTH",
+    "SWEEP_KAPPA",
+    "SWEEP_ROWS",
     "WEIGHT_STREAM",
     "Data",
     "FeatureLearningFit",
@@ -121,6 +142,8 @@ __all__ = [
     "LinearLimit",
     "Network",
     "Scenario",
+    "Setting",
+    "Sweep",
     "Training",
     "active_units",
     "admits_linear_limit",
@@ -149,13 +172,20 @@ __all__ = [
     "power_law_exponent",
     "prepare_fit",
     "regression_line",
+    "scale_setting",
     "scenario",
+    "sigma_rates",
     "specialization",
     "stack",
+    "sweep_scale",
+    "sweep_sigma",
+    "sweep_widths",
+    "sweep_work",
     "teacher_student",
     "teacher_weights",
     "train",
     "training_work",
     "two_gaussians",
+    "width_setting",
     "xor",
 ]

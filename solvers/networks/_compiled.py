@@ -31,7 +31,7 @@ __all__ = ["AVAILABLE", "MAX_STEP_FLOPS", "activation_code", "advance", "layout"
 AVAILABLE = numba is not None
 
 #: largest step run by the compiled loop, in matmul flops of a whole chunk of cells
-#: (``_train._step_flops`` × cells). benchmarks/networks_speed.py: the compiled loop is 7.6
+#: (``_request._step_flops`` × cells). benchmarks/networks_speed.py: the compiled loop is 7.6
 #: times faster at the network view's default (1.4e4), 3.5 at 2e5, 1.4 at 6e5; numpy's batched
 #: matmuls are as fast near a million flops and 1.5 times as fast at five million
 MAX_STEP_FLOPS = 7e5
@@ -219,7 +219,7 @@ def advance(code, bce, params, layout, X, y, gamma, rates, limit, alive, diverge
 
     A step whose weights are not finite, or whose loss is NaN or above the cell's ``limit``, is
     not taken: the cell stays at its last good state, ``alive[c]`` becomes False and
-    ``diverged[c]`` the step (docs/networks.md (N12)), as in ``_train._Chunk``.
+    ``diverged[c]`` the step (docs/networks.md (N12)), as in ``_steps._Chunk``.
 
     ``params`` ``(C, P)``: every cell's weights, layer after layer, each row-major
     ``(n_out, n_in)``; ``layout`` from :func:`layout`; ``X`` and ``y`` ``(1 or C, n, ·)``;

@@ -10,7 +10,7 @@ import numpy as np
 
 from ._engine import Passes, cross_ntk_from_passes, ntk_from_passes, objective
 from ._model import Network, broadcast_batch, check_inputs, check_size
-from ._train import _cells_of, _check_layer_lrs, _check_loss, _check_targets, _per_cell
+from ._request import _cells_of, _check_layer_lrs, _check_loss, _check_targets, _per_cell
 
 __all__ = [
     "active_units",

@@ -16,7 +16,7 @@ import numpy as np
 from .. import finite_width
 from .._validation import as_times
 from ._model import Network, check_inputs
-from ._train import _check_layer_lrs, _check_targets
+from ._request import _check_layer_lrs, _check_targets
 
 __all__ = ["LinearLimit", "admits_linear_limit", "linear_limit"]
 

@@ -114,7 +114,7 @@ def test_cancel_stops_the_job_and_leaves_the_page_usable(page, local_jobs):
     # the page still answers: a light map is drawn within the request
     light = {"resolution": 4, "steps": 100, "n_test": 40}
     for name, value in light.items():
-        box = page.locator(f"#{KEY}-{name} input[type=number]")
+        box = page.locator(f"#{KEY}-{name}-box")
         box.fill(str(value))
         box.press("Enter")
     follow(page, drawn(page, 4), seconds=30)

@@ -9,10 +9,12 @@ from app.views import BY_KEY, VIEWS
 from benchmarks.browser_latency import PROBE, Network, drag, slider_for, wait_quiet
 from tests.e2e.test_browser import (
     MATRIX,
+    TIMEOUT,
     VIEWS_BY_KEY,
     light,
     move,
     open_view,
+    query,
     signature,
     wait_for_change,
     wait_for_graphs,
@@ -208,7 +210,9 @@ COVERED = """() => Array.from(document.querySelectorAll('.js-plotly-plot')).filt
     gd.scrollIntoView(); const r = gd.getBoundingClientRect();
     const y = r.top + Math.min(40, r.height / 2);
     const probe = document.elementFromPoint(r.left + r.width / 2, y);
-    return probe && !gd.contains(probe); }).map(gd => gd.closest('[id]').id)"""
+    // (on a touch screen the plot's own transparent shield, which lets a swipe scroll the page)
+    return probe && !gd.contains(probe) && probe !== gd.closest('.dash-graph');
+  }).map(gd => gd.closest('[id]').id)"""
 
 #: plots whose legend or colour bar leaves the data less than half the plot's width (a legend
 #: on the right left the finite-width map's sweeps 64 px of a phone's 356); square matrices
@@ -258,14 +262,21 @@ def test_on_a_phone_the_mode_bar_leaves_the_legends_readable(browser, live_serve
         page.wait_for_function(DRAWN, timeout=60_000)
         # the first answer's figures have the legends (the layout's placeholders do not)
         page.wait_for_function("() => document.querySelectorAll('.legend').length >= 2")
+        # a plot's toolbar shows while it has the touch: hand every plot the touch
+        for button in page.locator(".interact-button").all():
+            button.tap()
         page.wait_for_timeout(500)
+        shown = "() => Array.from(document.querySelectorAll('.modebar .modebar-group'))" + (
+            ".filter(group => group.offsetParent).map(group => group.className)"
+        )
+        assert len(page.evaluate(shown)) >= 2
         assert page.evaluate(MODEBAR_ON_LEGEND) == []
     finally:
         context.close()
 
 
 NAMES = """() => Array.from(document.querySelectorAll(
-      '[role=slider], input[type=number], input[type=radio], input[type=checkbox], button'))
+      '[role=slider], input.control-box, input[type=radio], input[type=checkbox], button'))
     .filter(el => el.offsetParent !== null)
     .map(el => { const ids = (el.getAttribute('aria-labelledby') || '').split(' ').filter(Boolean);
       const byId = ids.map(i => (document.getElementById(i) || {}).textContent || '').join(' ');
@@ -349,3 +360,260 @@ def test_the_dark_theme_reaches_the_plots(browser, live_server):
         assert body == "rgb(15, 21, 28)" and paper.lower() in ("#18212b", "rgb(24, 33, 43)")
     finally:
         context.close()
+
+
+# -- honest controls: what a control shows is what the plots, the link and the messages use ----
+
+
+def _link_says(page, name: str, value: float) -> None:
+    page.wait_for_function(
+        "([name, value]) => Number(new URLSearchParams(location.search).get(name)) === value",
+        arg=[name, value],
+        timeout=TIMEOUT,
+    )
+
+
+def _same_as_a_fresh_page(page, view) -> None:
+    """The plots are those a fresh page of the address bar's link draws."""
+    fresh = page.context.new_page()
+    try:
+        open_view(fresh, page.url.split(view.path, 1)[0], view, "?" + page.url.split("?", 1)[1])
+        expected = signature(fresh, view)
+    finally:
+        fresh.close()
+    for _ in range(40):
+        if signature(page, view) == expected:
+            return
+        page.wait_for_timeout(250)
+    raise AssertionError("the plots are not those of the link")
+
+
+def test_a_typed_value_out_of_range_is_clamped_everywhere_and_said(page, live_server):
+    """δ = 50 then Tab, δ = −35 then Enter: the box, the thumb, the link and the plots all
+    take the range's end, and a note under the control says so."""
+    view = VIEWS_BY_KEY["single-neuron"]
+    open_view(page, live_server, view)
+    box = page.locator(f"#{view.key}-delta-box")
+    thumb = page.locator(f"#{view.key}-delta [role=slider]")
+    for typed, key, used in (("50", "Tab", 20), ("-35", "Enter", -20)):
+        before = signature(page, view)
+        box.fill(typed)
+        box.press(key)
+        _link_says(page, "delta", used)
+        wait_for_change(page, view, before, f"typing {typed}")
+        assert box.input_value() == f"{used:g}"
+        assert float(thumb.get_attribute("aria-valuenow")) == used
+        note = page.locator(f"#{view.key}-delta-note").text_content()
+        assert f"{typed} is outside [-20, 20], so {used:g} is used" in note
+    _same_as_a_fresh_page(page, view)
+    thumb.focus()
+    thumb.press("ArrowRight")  # a move of the slider: the note has said its piece
+    page.wait_for_function(
+        "id => document.getElementById(id).textContent === ''", arg=f"{view.key}-delta-note"
+    )
+    assert box.input_value() == "-19.9"
+
+
+def test_a_value_the_server_caps_is_shown_by_the_control_and_the_link(page, live_server):
+    """A limit one control sets another (ten digit classes: the test points the kernel
+    allows): the control, its box and the link show the value used, and the message says it."""
+    view = VIEWS_BY_KEY["networks"]
+    open_view(page, live_server, view, "?data=digits&classes=ten&n=30")
+    box = page.locator(f"#{view.key}-n_test-box")
+    box.fill("1000")
+    box.press("Enter")
+    _link_says(page, "n_test", 699)  # 2²¹ kernel entries ÷ (10 · 10 · 30 training points)
+    thumb = page.locator(f"#{view.key}-n_test [role=slider]")
+    page.wait_for_function(
+        "id => document.querySelector(id).getAttribute('aria-valuenow') === '699'",
+        arg=f"#{view.key}-n_test [role=slider]",
+        timeout=TIMEOUT,
+    )
+    assert box.input_value() == "699" and thumb.get_attribute("aria-valuenow") == "699"
+    page.wait_for_timeout(1000)  # the page stays there (no request undoes the message)
+    messages = page.locator(f"#{view.key}-messages").text_content()
+    assert "at most 699 test points are used here (not 1000)" in messages
+    assert query(page)["n_test"] == "699"
+
+
+# -- a phone: swipes scroll, the first plot on the first screen, plots in sight of the controls --
+
+PHONE_CONTEXT = {"viewport": PHONE, "is_mobile": True, "has_touch": True}
+#: the plots a view shows in part or whole above the controls' sheet: (graph id, shown share)
+IN_SIGHT = """() => { const sheet = document.querySelector('.sidebar').getBoundingClientRect().top;
+  return Array.from(document.querySelectorAll('.dash-graph')).map(g => {
+    const r = g.getBoundingClientRect();
+    const shown = Math.max(0, Math.min(r.bottom, sheet) - Math.max(r.top, 0));
+    return [g.id, r.height ? shown / r.height : 0]; }); }"""
+RANGES = """id => { const gd = document.querySelector('#' + id + ' .js-plotly-plot');
+  return JSON.stringify([gd._fullLayout.xaxis.range, gd._fullLayout.yaxis.range]); }"""
+
+
+def _swipe_up(page, graph: str) -> None:
+    """A finger's swipe upwards over the middle of a plot (touch events, as a phone sends)."""
+    box = page.locator(f"#{graph}").bounding_box()
+    x = box["x"] + box["width"] / 2
+    y = min(box["y"] + box["height"] / 2, PHONE["height"] - 120)
+    session = page.context.new_cdp_session(page)
+    touch = "Input.dispatchTouchEvent"
+    session.send(touch, {"type": "touchStart", "touchPoints": [{"x": x, "y": y}]})
+    for k in range(1, 11):
+        session.send(touch, {"type": "touchMove", "touchPoints": [{"x": x, "y": y - 25 * k}]})
+    session.send(touch, {"type": "touchEnd", "touchPoints": []})
+    session.detach()
+    page.wait_for_timeout(800)
+
+
+def test_on_a_phone_a_swipe_over_a_plot_scrolls_the_page_until_the_plot_is_handed_the_touch(
+    browser, live_server
+):
+    view = VIEWS_BY_KEY["finite-width"]
+    graph = f"{view.key}-graph-{view.panels[0].graph}"
+    context = browser.new_context(**PHONE_CONTEXT)
+    page = context.new_page()
+    try:
+        open_view(page, live_server, view)
+        page.wait_for_timeout(1000)
+        ranges, top = page.evaluate(RANGES, graph), page.evaluate("() => window.scrollY")
+        _swipe_up(page, graph)
+        assert page.evaluate("() => window.scrollY") > top + 100  # the page scrolled
+        assert page.evaluate(RANGES, graph) == ranges  # the plot did not zoom
+        card = page.locator(".graph-card", has=page.locator(f"#{graph}"))
+        button = card.locator(".interact-button")
+        button.tap()
+        assert button.get_attribute("aria-pressed") == "true"
+        card.scroll_into_view_if_needed()
+        top = page.evaluate("() => window.scrollY")
+        _swipe_up(page, graph)
+        assert page.evaluate("() => window.scrollY") == top  # the plot took the touch
+        button.tap()  # handed back: the page scrolls again
+        _swipe_up(page, graph)
+        assert page.evaluate("() => window.scrollY") > top
+    finally:
+        context.close()
+
+
+PHONE_VIEWS = [*(v for v in VIEWS if not v.is_map), VIEWS_BY_KEY["single-neuron-map"]]
+
+
+@pytest.mark.parametrize("view", PHONE_VIEWS, ids=[v.key for v in PHONE_VIEWS])
+def test_on_a_phone_the_first_plot_is_on_the_first_screen_and_in_sight_of_the_controls(
+    browser, live_server, view
+):
+    """The first plot starts on the first screen (the controls' sheet folded along the
+    bottom); with the sheet open, a control moved in it redraws a plot that is in sight."""
+    context = browser.new_context(**PHONE_CONTEXT)
+    page = context.new_page()
+    try:
+        network = Network(page)
+        open_view(page, live_server, view, light(view))
+        bar = page.locator(".sidebar").bounding_box()
+        first = page.locator(".dash-graph").first.bounding_box()
+        assert first["y"] < bar["y"] - 100, "the first plot is not on the first screen"
+        _probe(page, view, network)
+        page.locator(".sidebar-summary").tap()
+        thumb = page.locator(f"#{view.key}-{slider_for(view).name} [role=slider]")
+        thumb.focus()
+        at_top = thumb.get_attribute("aria-valuenow") == thumb.get_attribute("aria-valuemax")
+        before, sent = len(page.evaluate(DRAWS)), network.sent
+        thumb.press("ArrowLeft" if at_top else "ArrowRight")
+        wait_quiet(page, network, sent=sent)
+        drawn = set(page.evaluate(DRAWS)[before:])
+        shown = dict(page.evaluate(IN_SIGHT))
+        assert any(shown[graph] > 0.6 for graph in drawn), (drawn, shown)
+    finally:
+        context.close()
+
+
+# -- the keyboard, the toolbar ------------------------------------------------------------------
+
+TAB_STOPS = """() => { const el = document.activeElement;
+  const id = el.id || (el.closest('[id]') || {}).id || '';
+  return [el.tagName, id, el.className.baseVal ?? el.className,
+          !!el.closest('.modebar, mjx-container'), getComputedStyle(el).outlineStyle]; }"""
+
+
+def test_the_keyboard_reaches_each_control_once_slider_before_box_and_skips_toolbars(
+    page, live_server
+):
+    view = VIEWS_BY_KEY["single-neuron"]
+    open_view(page, live_server, view)
+    page.wait_for_function("() => document.querySelector('mjx-container')", timeout=TIMEOUT)
+    page.wait_for_timeout(1000)
+    stops = []
+    page.locator("body").focus()
+    for _ in range(120):
+        page.keyboard.press("Tab")
+        stop = page.evaluate(TAB_STOPS)
+        if stops and stop[:3] == stops[0][:3]:
+            break
+        stops.append(stop)
+    assert not [s for s in stops if s[3]], "a toolbar button or a formula takes a tab stop"
+    order = [s[1] for s in stops]
+    thumb, box = order.index(f"{view.key}-delta"), order.index(f"{view.key}-delta-box")
+    assert thumb < box  # the slider, then its box
+    unringed = [s for s in stops if s[0] != "BODY" and s[4] == "none"]
+    assert not unringed, f"stops without a focus ring: {unringed}"
+    assert len(stops) < 60
+
+
+def test_escape_closes_the_maps_menu_and_log_sliders_step_by_tenths_of_a_decade(page, live_server):
+    view = VIEWS_BY_KEY["single-neuron"]
+    open_view(page, live_server, view)
+    menu = page.locator("details.nav-maps")
+    menu.locator("summary").focus()
+    page.keyboard.press("Enter")
+    assert menu.evaluate("m => m.open")
+    page.keyboard.press("Tab")  # into the menu
+    page.keyboard.press("Escape")
+    assert not menu.evaluate("m => m.open")
+    assert page.evaluate("() => document.activeElement.tagName") == "SUMMARY"
+    spec = next(f for f in view.spec.fields if f.log)
+    thumb = page.locator(f"#{view.key}-{spec.name} [role=slider]")
+    before = float(thumb.get_attribute("aria-valuenow"))
+    thumb.focus()
+    thumb.press("ArrowRight")
+    after = float(thumb.get_attribute("aria-valuenow"))
+    assert after - before == pytest.approx(0.1, abs=0.051)  # snapped to the tenth above
+    page.wait_for_function(  # the value itself is announced, not its logarithm
+        "([s, value]) => Math.abs(document.querySelector(s).getAttribute('aria-valuetext')"
+        " / value - 1) < 2e-3",
+        arg=[f"#{view.key}-{spec.name} [role=slider]", 10**after],
+    )
+
+
+MODEBAR_TITLES = """() => Array.from(document.querySelectorAll('.modebar-btn'))
+    .map(b => b.getAttribute('data-title'))"""
+
+
+def test_no_toolbar_offers_an_upload_and_the_link_is_copied_instead(browser, live_server):
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page = context.new_page()
+    try:
+        for view in (VIEWS_BY_KEY["single-neuron"], VIEWS_BY_KEY["networks"]):
+            open_view(page, live_server, view)
+            page.locator(f"#{view.key}-graph-{view.panels[0].graph}").hover()
+            titles = page.evaluate(MODEBAR_TITLES)
+            assert "Download plot as a PNG" in titles  # the toolbar is there
+            assert not [t for t in titles if "Share" in t or "Chart Studio" in t or "cloud" in t]
+        page.locator(f"#{view.key}-copy-link").click()
+        page.wait_for_function(
+            "() => document.querySelector('.copy-note').textContent === 'Copied.'"
+        )
+        assert page.evaluate("() => navigator.clipboard.readText()") == page.url
+    finally:
+        context.close()
+
+
+def test_the_page_draws_with_the_app_s_plotly_bundle_not_dash_s_full_one(page, live_server):
+    """dcc.Graph draws with the page's window.Plotly (assets/plotly/: the trace types the views
+    draw, a third of plotly.js): Dash's 4.8-MB bundle is never fetched."""
+    open_view(page, live_server, BY_KEY["single-neuron"])
+    scripts = page.evaluate(
+        "() => performance.getEntriesByType('resource').map(e => e.name.split('?')[0])"
+    )
+    assert not [name for name in scripts if name.endswith("package_data/plotly.min.js")]
+    assert any(name.endswith("assets/plotly/plotly-lazy-rich.min.js") for name in scripts)
+    traces = page.evaluate("() => Object.keys(Plotly.PlotSchema.get().traces).sort()")
+    assert traces == ["heatmap", "scatter", "scatter3d", "surface", "table"]

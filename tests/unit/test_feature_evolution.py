@@ -41,11 +41,23 @@ def _scaled_error(approximate, reference, scale):
 
 
 @SETTINGS
-@given(configurations())
+@given(configurations(horizons=(10.0, 100.0)))
 def test_exact_matches_ode(config):
     """Errors relative to the problem's scale ‖y‖: the residual decays towards zero, and below
     ~1e-4‖y‖ the integrators' absolute accuracy is all a comparison can see (the per-time-point
-    relative accuracy is checked against arbitrary precision below)."""
+    relative accuracy is checked against arbitrary precision below). Horizons to 100 (to 1000
+    in the slow test below)."""
+    _check_against_ode(config)
+
+
+@pytest.mark.slow
+@SETTINGS
+@given(configurations())
+def test_exact_matches_ode_to_a_thousand(config):
+    _check_against_ode(config)
+
+
+def _check_against_ode(config):
     features, y, eta, gamma, t = config
     K0 = features.T @ features
     exact = fe.exact(K0, y, t, eta=eta, gamma=gamma)

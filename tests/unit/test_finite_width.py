@@ -42,8 +42,21 @@ def _horizon(u0, W0, x, y, gamma, eta_u, eta_w, cap):
 
 
 @SETTINGS
-@given(configurations(), st.sampled_from([10.0, 1e3, 1e4]))
+@given(configurations(widths=(1, 3, 10, 100)), st.sampled_from([10.0, 1e3]))
 def test_exact_matches_ode(config, cap):
+    """Widths to 100 and horizons to 10³ (the long haul, widths to 1000 and horizons to 10⁴,
+    is the slow test below)."""
+    _check_against_ode(config, cap)
+
+
+@pytest.mark.slow
+@SETTINGS
+@given(configurations(), st.sampled_from([10.0, 1e3, 1e4]))
+def test_exact_matches_ode_wide_and_long(config, cap):
+    _check_against_ode(config, cap)
+
+
+def _check_against_ode(config, cap):
     u0, W0, x, y, gamma, eta_u, eta_w = config
     horizon = _horizon(*config, cap)
     t = np.concatenate([[0.0], np.geomspace(horizon * 1e-4, horizon, 60)])
@@ -708,6 +721,53 @@ def test_a_scaled_network_is_the_width_sweeps_row(row, column):
     assert path.ntk_change[-1] == pytest.approx(sweep.ntk_change[row, column], rel=1e-8)
     moved = np.linalg.norm(path.W[-1] - built.W0) / np.linalg.norm(built.W0)
     assert moved == pytest.approx(sweep.weight_change[row, column], rel=1e-7)
+
+
+@pytest.mark.parametrize(("row", "column"), [(0, 2), (2, 1), (4, 3)])
+def test_a_zero_output_sweep_starts_at_f_0_and_ends_where_the_flow_does(row, column):
+    """With ``zero_output_init`` the second layer is the Gaussian draw projected off W x: the
+    network starts at f = 0 (P = Q), and the sweep's limits are that network's exact flow."""
+    widths = [15, 60, 240, 900]
+    sweep = fw.width_sweep(widths, y=0.7, seed=3, zero_output_init=True)
+    assert sweep.zero_output_init
+    scheme, regime = sweep.schemes[row], sweep.regimes[row]
+    c_eta, c_gamma = fw.TABLE_1[scheme][regime]
+    d = widths[column]
+    scaling = fw.SCALINGS[scheme]
+    g, G = fw.gaussian_init(d, 1, 1.0, 1.0, seed=3)
+    h = G[:, 0]
+    g = g - (g @ h) / (h @ h) * h  # u ⟂ W x, built here by hand
+    u0, W0 = d ** (scaling["c_u"] / 2) * g, d ** (scaling["c_w"] / 2) * G
+    kwargs = {"gamma": d**c_gamma, "eta_u": d**c_eta, "eta_w": d**c_eta}
+    start = fw.exact(u0, W0, np.array([1.0]), 0.7, [0.0], **kwargs)
+    assert abs(start.output[0]) < 1e-12 * d and start.P == pytest.approx(start.Q, rel=1e-9)
+    path = fw.exact(u0, W0, np.array([1.0]), 0.7, [0.0, 1e3 * start.t_c], **kwargs)
+    assert path.zeta[-1] == pytest.approx(sweep.final_alignment[row, column], rel=1e-8, abs=1e-12)
+    assert path.ntk_change[-1] == pytest.approx(sweep.ntk_change[row, column], rel=1e-7)
+    moved = np.linalg.norm(path.W[-1] - W0) / np.linalg.norm(W0)
+    assert moved == pytest.approx(sweep.weight_change[row, column], rel=1e-7)
+    # and small-step gradient descent from the same start gets there too
+    lr = 0.02 * start.t_c
+    descent = fw.gradient_descent(u0, W0, np.array([1.0]), 0.7, lr, 1500, **kwargs)
+    walked = np.linalg.norm(descent.W[-1] - W0) / np.linalg.norm(W0)
+    assert walked == pytest.approx(moved, rel=0.05)
+
+
+def test_a_zero_output_start_gives_app_b4s_exponents_except_kaimings():
+    """App. B.4 predicts δ = ½, 1, 2 for NTK⁻, Xavier⁻, Kaiming⁻. From a zero output the exact
+    model gives ½ and 1, and 3/2 for Kaiming⁻: the first-order term of their eq. 49,
+    ∝ |1 − α₊|·σ_u/σ_w = d^{−1}·d^{−½}, outweighs the second-order d^{−2} that B.4 keeps. From a
+    random start Xavier⁻'s output grows like √d and its δ drops to about ½."""
+    widths = np.unique(np.round(np.geomspace(10, 10_000, 64)))
+    kernel = ("NTK", "Xavier", "Kaiming")
+    zero = fw.width_sweep(
+        widths, schemes=kernel, regimes=("kernel",), seed=1, zero_output_init=True
+    )
+    deltas = [-fw.power_fit(widths, zero.weight_change[r]) for r in range(3)]
+    assert deltas == pytest.approx([0.5, 1.0, 1.5], abs=0.1)
+    assert [fw.predicted_delta(s, "kernel") for s in kernel] == [0.5, 1.0, 2.0]
+    random = fw.width_sweep(widths, schemes=("Xavier",), regimes=("kernel",), seed=1)
+    assert -fw.power_fit(widths, random.weight_change[0]) < 0.7
 
 
 def test_the_rescaling_symmetry_moves_the_same_network():

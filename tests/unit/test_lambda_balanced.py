@@ -11,6 +11,8 @@ from hypothesis import strategies as st
 from solvers import lambda_balanced as lb
 from solvers import single_neuron as sn
 from solvers._riccati import DecayingForm, MatrixRiccati
+from solvers.lambda_balanced import _exact as lb_exact
+from solvers.lambda_balanced import _sweep as lb_sweep
 from solvers.metrics import kernel_distance
 from tests import examples, flows
 
@@ -392,7 +394,7 @@ def no_march(monkeypatch):
 
     with monkeypatch.context() as patch:
         patch.setattr(MatrixRiccati, "marched_factors", refuse)
-        patch.setattr(lb, "_marched_cell", refuse)
+        patch.setattr(lb_sweep, "_marched_cell", refuse)
         yield
 
 
@@ -496,7 +498,7 @@ def _reflected_start(lam):
 @pytest.mark.parametrize("lam", [1e-1, 1e-2, 1e-4, 1e-6, 1e-8])
 def test_near_singular_start_falls_back_to_the_march(lam):
     W1, W2, sigma_yx = _reflected_start(lam)
-    flow = lb._flow(W1, W2, sigma_yx, lb.balance(W1, W2)[0])
+    flow = lb_exact._flow(W1, W2, sigma_yx, lb.balance(W1, W2)[0])
     form = DecayingForm(flow.rates[None], flow.basis[None], flow.initial[None])
     t = np.concatenate([[0.0], np.geomspace(1e-2, 40.0, 24)])  # the escape from the saddle
     closed, condition = (part[0] for part in form.factors(t))
@@ -536,7 +538,7 @@ def test_near_singular_start_matches_ode():
 @given(configurations(horizons=(1e3, 1e4)))
 def test_closed_form_equals_the_march_wherever_it_is_accepted(config):
     W1, W2, sigma_yx, t = config
-    flow = lb._flow(W1, W2, sigma_yx, lb.balance(W1, W2)[0])
+    flow = lb_exact._flow(W1, W2, sigma_yx, lb.balance(W1, W2)[0])
     form = DecayingForm(flow.rates[None], flow.basis[None], flow.initial[None])
     # a start near a saddle makes the problem itself amplify rounding (see above)
     assume(flow.unstable_margin() > 1e-3)
@@ -560,7 +562,7 @@ def _sweep_by_cell(sweep, **settings):
         lam = float(sweep.lams[column])
         W1, W2 = lb.balanced_init(d_in, hidden, d_out, lam, sweep.scale, sweep.seed)
         task = sweep.sigma_yx[row]
-        cells[:, row, column] = lb._marched_cell(
+        cells[:, row, column] = lb_sweep._marched_cell(
             W1, W2, task, lb.balance(W1, W2)[0], sweep.t, sweep.threshold, sweep.horizon
         )
     return cells
@@ -587,13 +589,13 @@ def test_sweep_on_the_map_grid_equals_one_march_per_cell(monkeypatch):
         task_seed=(4, lb.TASK_STREAM),
     )
     marched = []
-    original = lb._marched_cell
+    original = lb_sweep._marched_cell
 
     def counting(*args):
         marched.append(args[3])
         return original(*args)
 
-    monkeypatch.setattr(lb, "_marched_cell", counting)
+    monkeypatch.setattr(lb_sweep, "_marched_cell", counting)
     sweep = lb.lambda_sweep(lams, 100.0, **settings)
     batched_marches = len(marched)
     cells = _sweep_by_cell(sweep)
@@ -629,7 +631,7 @@ def test_sweep_equals_one_march_per_cell(seed, t):
 @pytest.mark.parametrize("dims", [*lb.SHAPES.values(), (8, 8, 8), (5, 3, 4)])
 def test_balanced_stack_draws_the_weights_of_one_call_per_lambda(dims):
     lams = np.array([lam for lam in np.linspace(-20.0, 20.0, 33) if lb.admits(*dims, lam)])
-    W1, W2 = lb._balanced_stack(*dims, lams, 0.1, (4, lb.WEIGHT_STREAM))
+    W1, W2 = lb_exact._balanced_stack(*dims, lams, 0.1, (4, lb.WEIGHT_STREAM))
     for k, lam in enumerate(lams):
         first, second = lb.balanced_init(*dims, float(lam), 0.1, (4, lb.WEIGHT_STREAM))
         np.testing.assert_allclose(W1[k], first, rtol=1e-14, atol=1e-16)

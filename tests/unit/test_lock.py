@@ -16,8 +16,12 @@ PROJECT = "lazy-rich-explorer (pyproject.toml)"
 
 
 def _project() -> list[Requirement]:
+    """The dependencies, and those of the extras the lock's command names (--extra=fast)."""
     data = tomllib.loads((ROOT / "pyproject.toml").read_text())
-    return [Requirement(text) for text in data["project"]["dependencies"]]
+    extras = re.findall(r"--extra=(\w+)", (ROOT / "requirements.txt").read_text())
+    optional = data["project"].get("optional-dependencies", {})
+    texts = data["project"]["dependencies"] + [t for e in extras for t in optional[e]]
+    return [Requirement(text) for text in texts]
 
 
 def _lock() -> tuple[str, dict[str, str], dict[str, set[str]]]:

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from solvers import networks as nw
-from solvers.networks import _train
+from solvers.networks import _request, _train
 from tests import examples
 
 RNG = np.random.default_rng(20240611)
@@ -142,8 +142,8 @@ def test_a_tau_delta_grid_equals_its_cells_trained_one_by_one():
 
 def test_a_deep_sigma_gamma_sweep_with_batched_data_equals_its_cells(monkeypatch):
     # Tiny chunks and kernel blocks: the chunking must not change any cell's result.
-    monkeypatch.setattr(_train, "CHUNK_BUDGET", 2000)
-    monkeypatch.setattr(_train, "KERNEL_BLOCK", 10)
+    monkeypatch.setattr(_request, "CHUNK_BUDGET", 2000)
+    monkeypatch.setattr(_request, "KERNEL_BLOCK", 10)
     sigmas = np.array([[0.5], [1.0], [1.5], [2.0]])
     net = nw.gaussian_init(
         [3, 6, 5, 2], sigma=sigmas, gamma=np.array([0.5, 1, 2, 1]), seed=8, activation="swish"
@@ -424,7 +424,7 @@ def test_memory_is_bounded_by_the_chunk_not_the_batch(monkeypatch):
     # with the records (a few numbers per cell), not with the number of chunks.
     import tracemalloc
 
-    monkeypatch.setattr(_train, "CHUNK_BUDGET", 4 * (3 * 60 * 21 + 3 * 20 * 21 + 60 * 60))
+    monkeypatch.setattr(_request, "CHUNK_BUDGET", 4 * (3 * 60 * 21 + 3 * 20 * 21 + 60 * 60))
     X, y = nw.teacher_student(3, 2, 60, seed=1)
     peaks = []
     for cells in (8, 64):
@@ -470,7 +470,7 @@ def test_recording_too_many_weights_is_refused():
 
 
 def test_progress_rises_to_the_steps_over_every_chunk(monkeypatch):
-    monkeypatch.setattr(_train, "CHUNK_BUDGET", 2000)  # several chunks of cells
+    monkeypatch.setattr(_request, "CHUNK_BUDGET", 2000)  # several chunks of cells
     X, y = nw.teacher_student(2, 2, 10, seed=3)
     net = nw.kunin_init(2, 8, tau=np.linspace(0.5, 1.5, 12), delta=0.0, seed=3)
     heard = []

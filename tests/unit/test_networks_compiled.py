@@ -93,9 +93,9 @@ def test_recorded_states_evaluated_in_blocks_give_each_record(monkeypatch, budge
     """The compiled run evaluates its recorded states a block at a time (one block, or one or
     two records per block under a small budget); shared data with as many samples as cells must
     stay shared, not be taken for per-cell data."""
-    from solvers.networks import _train
+    from solvers.networks import _request
 
-    monkeypatch.setattr(_train, "CHUNK_BUDGET", budget)
+    monkeypatch.setattr(_request, "CHUNK_BUDGET", budget)
     cells = 6
     net = _network((2, 5, 3, 1), "leaky_relu", batch=(cells,), gamma=1.3)
     X, y = RNG.standard_normal((cells, 2)), RNG.standard_normal((cells, 1))

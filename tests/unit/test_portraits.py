@@ -376,7 +376,7 @@ def test_gamma_sweep_decomposes_the_kernel_once(monkeypatch):
         calls.append(1)
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(fe.scipy.linalg, "eigh", counting)
+    monkeypatch.setattr(scipy.linalg, "eigh", counting)
     K0, y = fe.power_law_task(50, 1.0, 1.0, seed=3)
     fe.gamma_sweep(K0, y, np.geomspace(1e-3, 1e3, 100))
     assert len(calls) == 1

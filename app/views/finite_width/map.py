@@ -18,8 +18,8 @@ from ...core.downloads import Tables
 from ...core.presets import Preset
 from ...core.state import choice, integer, number, switch
 from ...core.view import View
+from . import claims, trajectory
 from . import map_plots as plots
-from . import trajectory
 from .map_links import (
     LAZY_WIDTH,
     MAX_OPEN_WIDTH,
@@ -101,12 +101,21 @@ class Controls:
     )
     y: float = number("target y (x = 1)", 1.0, -10.0, 10.0, step=0.1)
     seed: int = integer("random seed", 0, 0, 999)
+    sweep_zero_output: bool = switch(
+        "sweep from a zero initial output",
+        False,
+        help="The second layer's draw projected off W x, so f(0) = 0 and P = Q (App. B.4 "
+        "assumes an O(1) start); such networks do not open in the trajectory view",
+    )
 
 
 GROUPS = (
     ("Phase map", ("scheme", "zero_output", "split", "resolution", "labels", "others", "kappa")),
-    ("Width sweep", ("sweep", "d_min", "d_max", "count", "y", "seed")),
+    ("Width sweep", ("sweep", "d_min", "d_max", "count", "y", "seed", "sweep_zero_output")),
 )
+
+#: Xu & Ziyin Fig. 4 in the exact model: the width schemes' Table-1 pairs, d = 10 to 1000
+FIG_4 = {"sweep": "all", "d_min": 10, "d_max": 1000, "count": 21, "seed": 0}
 
 PRESETS = (
     Preset(
@@ -154,11 +163,27 @@ PRESETS = (
     Preset(
         "fig-4-kernel-and-feature-learning-pairs-d-10-to-1000",
         "Fig. 4 — kernel and feature-learning pairs, d = 10 to 1000",
-        "NTK, Xavier, Kaiming: the kernel pairs (solid) move less and less as d grows, the "
-        "feature-learning pairs (dashed) keep moving by O(1). Every point opens.",
-        {"sweep": "all", "d_min": 10, "d_max": 1000, "count": 21, "seed": 0},
+        "NTK, Xavier, Kaiming, exact: the first layer of the kernel pairs (solid) moves less "
+        "and less as d grows, that of the feature-learning pairs (dashed) by O(1); the fitted "
+        "exponents are the model's own, not all the paper's. Every point opens.",
+        FIG_4,
         figure="Fig. 4",
-        panel="ntk",
+        panel="weights",
+        claim=claims.FIG_4_RANDOM,
+        differs=claims.FIG_4_RANDOM_DIFFERS,
+        paper_setting=claims.FIG_4_PAPER,
+    ),
+    Preset(
+        "fig-4-from-a-zero-initial-output",
+        "Fig. 4 — from a zero initial output, d = 10 to 1000",
+        "The same sweep with f(0) = 0: Xavier⁻'s exponent becomes App. B.4's 1, Kaiming⁻'s "
+        "stays 3/2.",
+        FIG_4 | {"sweep_zero_output": True},
+        figure="Fig. 4",
+        panel="weights",
+        claim=claims.FIG_4_ZERO,
+        differs=claims.FIG_4_ZERO_DIFFERS,
+        paper_setting=claims.FIG_4_PAPER,
     ),
     Preset(
         "fig-4-at-the-caps-64-widths-up-to-10",
@@ -166,8 +191,6 @@ PRESETS = (
         "The largest sweep (64 widths, d ≤ 10⁴) and the finest map; widths above 1000 do not "
         "open (the trajectory view stops there).",
         {"sweep": "all", "d_min": 10, "d_max": 10_000, "count": 64, "resolution": 121},
-        figure="Fig. 4",
-        panel="ntk",
     ),
 )
 
@@ -206,7 +229,13 @@ def compute(controls: Controls) -> Map:
     schemes, fallback = plots.sweep_schemes(controls)
     width = plots.widths(controls)
     sweep = fw.width_sweep(
-        width, schemes=schemes, regimes=REGIMES, x=1.0, y=controls.y, seed=controls.seed
+        width,
+        schemes=schemes,
+        regimes=REGIMES,
+        x=1.0,
+        y=controls.y,
+        seed=controls.seed,
+        zero_output_init=controls.sweep_zero_output,
     )
     rows = range(len(sweep.schemes))
     return Map(
@@ -282,10 +311,14 @@ def _clicking(controls: Controls, result: Map) -> str:
         if largest > MAX_OPEN_WIDTH
         else "."
     )
+    sweep = (
+        "sweep points do not open (their zero-output start is not one the trajectory view draws)."
+        if controls.sweep_zero_output
+        else "a click on a sweep point opens that width" + beyond
+    )
     return (
         f"A click on the map opens that network at κ = {kappa} "
-        f"(width {width_at(controls.scheme, kappa)}); a click on a sweep point opens that "
-        "width" + beyond
+        f"(width {width_at(controls.scheme, kappa)}); " + sweep
     )
 
 
@@ -319,6 +352,11 @@ def notes(controls: Controls, result: Map) -> list[str]:
         messages.append(
             f"The smallest width ({controls.d_min:g}) is above the largest "
             f"({controls.d_max:g}): the sweep runs between them anyway."
+        )
+    if controls.sweep_zero_output:
+        messages.append(
+            "The sweep starts every network with output 0 (the second layer projected off "
+            "W x): its points do not open, since the trajectory view draws independent layers."
         )
     if controls.split != 0:
         messages.append(

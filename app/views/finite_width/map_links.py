@@ -178,6 +178,8 @@ def open_sweep_point(controls: Controls, point: ClickPoint) -> Link | None:
     """A click on a sweep point: that row's scheme and Table-1 pair at that width (κ = d), the
     network the sweep computed there."""
     rows = sweep_rows(controls)
+    if controls.sweep_zero_output:
+        return None  # the trajectory view has no zero-output start: it would open another network
     if point.curve is None or not 0 <= point.curve < len(rows):
         return None  # the ζ(0) reference line, or no curve at all
     width = widths(controls)

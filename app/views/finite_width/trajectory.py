@@ -23,6 +23,7 @@ from ...core.presets import Preset
 from ...core.state import choice, integer, number, switch
 from ...core.view import View
 from ...ui.figures import plot_times
+from . import claims
 from . import trajectory_plots as plots
 
 #: hard caps that keep one request cheap whatever it asks for
@@ -158,6 +159,9 @@ PRESETS = (
         {**FIG1, **NTK_EXPONENTS, "gamma_rule": "ntk"},
         figure="Fig. 1",
         panel="zeta",
+        claim=claims.FIG_1_KERNEL,
+        differs=claims.FIG_1_DIFFERS,
+        paper_setting=claims.FIG_1_PAPER,
     ),
     Preset(
         "fig-1-alignment-feature-learning-phase-gamma-1-d",
@@ -166,6 +170,9 @@ PRESETS = (
         {**FIG1, **MF_EXPONENTS, "gamma_rule": "mf"},
         figure="Fig. 1",
         panel="zeta",
+        claim=claims.FIG_1_FEATURES,
+        differs=claims.FIG_1_DIFFERS,
+        paper_setting=claims.FIG_1_PAPER,
     ),
     Preset(
         "fig-1-disalignment-near-parallel-large-output",
@@ -174,6 +181,9 @@ PRESETS = (
         {**FIG1, **NTK_EXPONENTS, "gamma_rule": "ntk", "init": "near_parallel", "noise": 0.1},
         figure="Fig. 1",
         panel="zeta",
+        claim=claims.FIG_1_DISALIGNMENT,
+        differs=claims.FIG_1_DISALIGNMENT_DIFFERS,
+        paper_setting=claims.FIG_1_PAPER,
     ),
     Preset(
         "rescaling-parallel-layers",

@@ -88,7 +88,7 @@ def outputs_of(controls: Controls) -> int:
     return 10 if controls.data == "digits" and controls.classes == "ten" else 1
 
 
-def _sizes(controls: Controls) -> tuple[int, int, list[str]]:
+def sizes(controls: Controls) -> tuple[int, int, list[str]]:
     """(n, n_test) within the view's caps, and what was cut."""
     n, n_test, d_out, notes = controls.n, controls.n_test, outputs_of(controls), []
     if d_out > 1 and n > MAX_TEN_CLASS_SAMPLES:
@@ -136,7 +136,7 @@ def _budget(scenario: nw.Scenario, n_test: int) -> tuple[int, int, list[str]]:
 def build(controls: Controls) -> tuple[nw.Scenario, Setting]:
     """The scenario the controls describe, within the view's caps (the map's cells and a click
     from the map build theirs the same way)."""
-    n, n_test, notes = _sizes(controls)
+    n, n_test, notes = sizes(controls)
     scenario = nw.scenario(
         controls.data,
         d=controls.d,

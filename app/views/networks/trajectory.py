@@ -13,6 +13,7 @@ docs/theory.md §2 for the linear limit, §4 for the feature-learning rate); the
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,7 +28,7 @@ from ...core.view import View
 from ..kernel_alignment import trajectory as alignment_view
 from . import kunin_figures, shan_bordelon_figures, xu_ziyin_figures
 from . import trajectory_plots as plots
-from .results import RECORDS, Run, build, compute, compute_job
+from .results import RECORDS, Run, build, compute, compute_job, sizes
 
 #: the play bar's frames: every recorded step
 FRAMES = RECORDS
@@ -72,7 +73,7 @@ class Controls:
     )
     n_test: int = integer("test points", 200, 0, 1000)
     activation: str = choice("activation", "relu", nw.ACTIVATIONS, ACTIVATION_LABELS)
-    depth: int = integer("depth (weight layers)", 2, 2, 4)
+    depth: int = integer("depth (weight layers)", 2, 2, 6)
     width: int = integer("width (hidden units per layer)", 50, 2, 200, step=2)
     tau: float = number(
         "scale τ (Kunin)", 0.1, 0.01, 10.0, log=True, help="|aᵢ|‖wᵢ‖ = τ² for every neuron"
@@ -121,6 +122,14 @@ class Controls:
     steps: int = integer("steps", 2000, 10, 20_000, step=10)
     seed: int = integer("seed", 0, 0, 999, help="Draws the data and, separately, the weights")
     log_time: bool = switch("logarithmic time axis", True, physics=False)
+
+    def within_limits(self) -> tuple[Controls, tuple[str, ...]]:
+        """n and the test points within the view's caps (:func:`results.sizes`): the values
+        used, which the controls and the link then show (app/core/state.py, ``LIMITS``)."""
+        n, n_test, notes = sizes(self)
+        if (n, n_test) == (self.n, self.n_test):
+            return self, ()
+        return dataclasses.replace(self, n=n, n_test=n_test), tuple(notes)
 
 
 GROUPS = (
@@ -268,18 +277,7 @@ def frames(controls: Controls, run: Run) -> Frames:
     return found
 
 
-CURVES = (
-    "t",
-    "steps",
-    "loss",
-    "test_loss",
-    "kernel_distance",
-    "alignment",
-    "kernel_norm",
-    "zeta",
-    "activation_distance",
-    "parameter_distance",
-)
+CURVES = ("t", "steps", *nw.RECORDED)
 
 
 def _present(table: dict) -> dict:

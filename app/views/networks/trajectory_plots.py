@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 NETWORK, TEST = fig.COLORS["exact"], fig.COLORS["feature"]
 FROZEN, EXACT = fig.COLORS["kernel"], fig.COLORS["target"]
 #: one colour per pair of layers
-LAYER_COLORS = ("#1f4e79", "#e76f51", "#2a9d8f", "#6a4c93")
+LAYER_COLORS = ("#1f4e79", "#e76f51", "#2a9d8f", "#6a4c93", "#8a6d3b")
 #: the function's colours: even numbers of active units light, odd ones dark (Kunin et al.
 #: Fig. 5 colours the regions by that parity); within each, blue < 0 < red
 #: the spectrum panel leaves out what is below this fraction of the largest value

@@ -160,8 +160,8 @@ def test_table_1_points_are_drawn_and_named():
 def test_the_paper_figures_are_marked_with_their_panel():
     marked = {p.slug: (p.figure, p.panel) for p in VIEW.presets if p.figure}
     assert marked == {
-        "fig-4-kernel-and-feature-learning-pairs-d-10-to-1000": ("Fig. 4", "ntk"),
-        "fig-4-at-the-caps-64-widths-up-to-10": ("Fig. 4", "ntk"),
+        "fig-4-kernel-and-feature-learning-pairs-d-10-to-1000": ("Fig. 4", "weights"),
+        "fig-4-from-a-zero-initial-output": ("Fig. 4", "weights"),
     }
 
 
@@ -292,6 +292,28 @@ def test_a_sweep_click_opens_that_network(row, expected):
     # the other sweep panels open the same point; the ζ(0) line and wide widths open nothing
     assert target("zeta", point, chosen, {"embed": "1"}, "/x/") == href
     assert target("zeta", point | {"curveNumber": 6}, chosen, {}) is None
+
+
+def test_a_zero_output_sweep_starts_at_zero_and_its_points_do_not_open():
+    chosen = values(d_min=10, d_max=1000, count=9, y=1.3, seed=4, sweep_zero_output=True)
+    result = VIEW.compute(chosen)
+    random = VIEW.compute(dataclasses.replace(chosen, sweep_zero_output=False))
+    assert result.sweep.zero_output_init and not random.sweep.zero_output_init
+    # one network by hand: the draw of width d with u projected off W x starts at f = 0
+    d = int(result.sweep.widths[4])
+    g, G = fw.gaussian_init(d, 1, 1.0, 1.0, seed=4)
+    u0 = g - (g @ G[:, 0]) / (G[:, 0] @ G[:, 0]) * G[:, 0]
+    kwargs = {"gamma": d**-0.5, "eta_u": 1.0, "eta_w": 1.0}  # NTK⁻
+    start = fw.exact(u0, G, np.array([1.0]), 1.3, [0.0], **kwargs)
+    path = fw.exact(u0, G, np.array([1.0]), 1.3, [0.0, 1e3 * start.t_c], **kwargs)
+    assert abs(start.output[0]) < 1e-12
+    moved = np.linalg.norm(path.W[-1] - G) / np.linalg.norm(G)
+    assert result.sweep.weight_change[0, 4] == pytest.approx(moved, rel=1e-7)
+    assert result.sweep.weight_change[0, 4] != pytest.approx(random.sweep.weight_change[0, 4])
+    point = {"x": d, "y": 0.5, "curveNumber": 0, "pointNumber": 4}
+    assert target("weights", point, chosen, {}) is None
+    assert any("do not open" in m for m in VIEW.notes(chosen, result))
+    assert "sweep points do not open" in dict(VIEW.facts(chosen, result))["clicking"]
 
 
 def test_widths_beyond_the_trajectory_view_do_not_open():

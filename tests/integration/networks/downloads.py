@@ -69,7 +69,37 @@ def networks_map_check(values, tables):
         )
 
 
+def networks_sweeps_check(values, tables):
+    """The default σ sweep's networks against the network view's scenario for each σ, trained
+    here with the step size lr·min(1, σ^−2(L−1)) written out (Xu & Ziyin Fig. 2b)."""
+    ((name, table),) = tables.items()
+    assert name == "sweep over sigma" and values["sweep"] == "sigma"
+    depth = values["depth"]
+    for index in (0, len(table["sigma"]) - 1):
+        sigma = table["sigma"][index]
+        rate = values["lr"] * min(1.0, sigma ** (-2 * (depth - 1)))
+        assert table["lr"][index] == pytest.approx(rate, rel=1e-12)
+        run = nw.scenario(
+            "digits",
+            classes="ten",
+            n=values["n"],
+            n_test=values["n_test"],
+            depth=depth,
+            width=values["width"],
+            init="gaussian",
+            sigma=float(sigma),
+            scaling="standard",
+            lr=rate,
+            steps=values["steps"],
+            seed=values["seed"],
+        ).train(record=np.array([0, values["steps"]]))
+        assert table["loss"][index] == pytest.approx(run.loss[-1], rel=1e-8)
+        for pair in range(depth - 1):
+            final = table[f"zeta_{pair + 1}_final"][index]
+            assert final == pytest.approx(run.zeta[-1, pair], rel=1e-8)
+
+
 #: the trajectory view's exact columns for its default state: f(values, t) → {column: array}
 EXPECTED = {"networks": networks_expected}
-#: checks of the map's download (values, tables) against independent solver calls
-MAP_CHECKS = {"networks-map": networks_map_check}
+#: checks of the maps' downloads (values, tables) against independent solver calls
+MAP_CHECKS = {"networks-map": networks_map_check, "networks-sweeps": networks_sweeps_check}

@@ -337,10 +337,13 @@ def test_every_figure_preset_draws_its_panel_with_data(chosen_preset, cache):
 
 
 def test_caps_clamp_with_messages():
-    chosen = VIEW.spec.with_overrides(LARGEST)
+    """n and the test points are capped where the controls are read (the controls and the link
+    then show the values used); the steps where the work is known."""
+    chosen, said = VIEW.spec.parse(VIEW.spec.defaults().__dict__ | LARGEST)
+    assert chosen.n == results.MAX_TEN_CLASS_SAMPLES
+    assert chosen.n_test == results.CROSS_ENTRIES // (10 * 10 * chosen.n)
     setting = results.build(chosen)[1]
-    assert setting.n == results.MAX_TEN_CLASS_SAMPLES
-    assert setting.n_test == results.CROSS_ENTRIES // (10 * 10 * setting.n)
+    assert (setting.n, setting.n_test) == (chosen.n, chosen.n_test)
     work = nw.training_work(
         setting.widths,
         setting.n,
@@ -349,7 +352,7 @@ def test_caps_clamp_with_messages():
         tests=setting.n_test,
     )
     assert work <= results.WORK and setting.steps < 20000
-    text = " ".join(setting.notes)
+    text = " ".join((*said, *setting.notes))
     assert "at most 100 training images" in text and "test points are used" in text
     assert "training stops after" in text
     assert heavy(chosen) and not heavy(VIEW.spec.defaults())

@@ -33,6 +33,26 @@ def single_neuron_expected(values, t):
     }
 
 
+def low_rank_expected(values, t):
+    """The low-rank view's first path (δ = −largest |δ|): one data point x reduces the neuron
+    to a whitened one along x̂ = x/‖x‖ with target y/‖x‖, run at time ‖x‖²t (docs/
+    theory_low_rank.md (1.5)), set up here by hand."""
+    x = np.array([values["x_1"], values["x_2"]])
+    size = float(np.hypot(*x))
+    along = x / size
+    beta0 = values["beta0_scale"] * np.array([values["beta0_1"], values["beta0_2"]])
+    a0, w0 = sn.init_from_beta(beta0, -values["spread"])
+    reduced = sn.exact(a0, [along @ w0], [values["y"] / size], size**2 * np.asarray(t))
+    w = w0 + np.outer(reduced.w[:, 0] - along @ w0, along)
+    beta = reduced.a[:, None] * w
+    return {
+        "a": reduced.a,
+        "beta_1": beta[:, 0],
+        "beta_2": beta[:, 1],
+        "loss": 0.5 * (beta @ x - values["y"]) ** 2,
+    }
+
+
 def single_neuron_map_check(values, tables):
     """Cells of the downloaded map against single trajectories set up here by hand."""
     ((name, table),) = tables.items()
@@ -54,6 +74,6 @@ def single_neuron_map_check(values, tables):
 
 
 #: the trajectory view's exact columns for its default state: f(values, t) → {column: array}
-EXPECTED = {"single-neuron": single_neuron_expected}
+EXPECTED = {"single-neuron": single_neuron_expected, "single-neuron-low-rank": low_rank_expected}
 #: checks of the map's download (values, tables) against independent solver calls
 MAP_CHECKS = {"single-neuron-map": single_neuron_map_check}

@@ -14,6 +14,10 @@ F acts as the 2×2 block ``[[−δ/2, k‖β*‖], [k‖β*‖, δ/2]]`` (eigenv
 ``ω = ½√(δ² + 4η_aη_w‖β*‖²)``) on span{β̂*, e_a} and as −δ/2 on the rest, so one evaluation
 costs O(d) per time point. This one formula replaces the paper's per-case solutions
 (eqs. 23–32) and crosses a = 0 without special handling.
+
+The package: the trajectory, its start and its basin here; F's eigen-structure, shared with
+the map, in :mod:`._geometry`; the whole τ × δ map in :mod:`._portrait`; the views' set-up
+(angles, a rate ratio, τ and δ) at the end of this module.
 """
 
 from __future__ import annotations
@@ -23,9 +27,9 @@ from functools import cached_property
 
 import numpy as np
 
-from ._descent import run_descent
-from ._riccati import rank_one_coefficients
-from ._validation import (
+from .._descent import run_descent
+from .._riccati import rank_one_coefficients
+from .._validation import (
     as_array,
     as_finite_scalar,
     as_positive,
@@ -33,7 +37,17 @@ from ._validation import (
     guard_overflow,
     require_finite,
 )
-from .metrics import kernel_distance_from_changes
+from ..metrics import kernel_distance_from_changes
+from ._geometry import eigenplane, margins, target_direction
+from ._geometry import unit as _unit
+from ._portrait import (
+    MAX_PORTRAIT_CELLS,
+    MAX_PORTRAIT_SCALE,
+    MAX_PORTRAIT_SIDE,
+    MAX_PORTRAIT_TIMES,
+    Portrait,
+    portrait,
+)
 
 __all__ = [
     "SingleNeuronTrajectory",
@@ -47,6 +61,15 @@ __all__ = [
     "init_from_tau_alpha",
     "minima_manifold",
     "saddle_margin",
+]
+#: the τ × δ map (._portrait)
+__all__ += [
+    "MAX_PORTRAIT_CELLS",
+    "MAX_PORTRAIT_SCALE",
+    "MAX_PORTRAIT_SIDE",
+    "MAX_PORTRAIT_TIMES",
+    "Portrait",
+    "portrait",
 ]
 
 
@@ -152,47 +175,6 @@ def _check_common(a0, w0, beta_star, eta_a, eta_w):
     return a0, w0, beta_star, eta_a, eta_w
 
 
-@dataclass(frozen=True)
-class _Geometry:
-    """Eigen-structure of F for one (β*, δ, η) — the part of the solution shared by all t."""
-
-    target_direction: np.ndarray  #: unit vector û spanning the active plane with e_a
-    omega: float  #: ω = ½√(δ² + 4η_aη_w‖β*‖²)
-    plus: np.ndarray  #: (2,) unit eigenvector for +ω in (û, e_a) coordinates
-    minus: np.ndarray  #: (2,) unit eigenvector for −ω
-    growth_of_a: float  #: ω + δ/2 ≥ 0, computed without cancellation
-
-
-def _geometry(
-    beta_star: np.ndarray, delta: float, eta_a: float, eta_w: float, fallback
-) -> _Geometry:
-    norm = float(np.linalg.norm(beta_star))
-    if norm > 0:
-        direction = beta_star / norm
-    else:
-        fallback_norm = float(np.linalg.norm(fallback))
-        direction = np.zeros_like(beta_star)
-        if fallback_norm > 0:
-            direction = fallback / fallback_norm
-        else:
-            direction[0] = 1.0
-    coupling = np.sqrt(eta_a * eta_w) * norm  # k‖β*‖
-    omega = float(np.hypot(0.5 * delta, coupling))
-    if omega == 0.0:
-        plus, minus, growth_of_a = np.array([1.0, 0.0]), np.array([0.0, 1.0]), 0.0
-    elif delta >= 0:
-        growth_of_a = omega + 0.5 * delta
-        plus = np.array([coupling, growth_of_a])
-        minus = np.array([-growth_of_a, coupling])
-    else:
-        shrink = omega - 0.5 * delta  # = ω + |δ|/2, no cancellation
-        growth_of_a = coupling**2 / shrink
-        plus = np.array([shrink, coupling])
-        minus = np.array([-coupling, shrink])
-    scale = np.linalg.norm(plus) if omega > 0 else 1.0
-    return _Geometry(direction, omega, plus / scale, minus / scale, growth_of_a)
-
-
 @guard_overflow
 def exact(
     a0: float,
@@ -218,19 +200,24 @@ def exact(
     a0, w0, beta_star, eta_a, eta_w = _check_common(a0, w0, beta_star, eta_a, eta_w)
     times = as_times(t)
     delta = float(conserved_delta(a0, w0, eta_a=eta_a, eta_w=eta_w))
-    geometry = _geometry(beta_star, delta, eta_a, eta_w, fallback=w0)
-    along = float(geometry.target_direction @ w0)
-    rest = np.sqrt(eta_a) * (w0 - along * geometry.target_direction)
+    direction = target_direction(beta_star, w0)
+    plane_of = eigenplane(delta, np.sqrt(eta_a * eta_w) * float(np.linalg.norm(beta_star)))
+    plus = np.array([float(plane_of.plus_x), float(plane_of.plus_a)])
+    minus = np.array([-plus[1], plus[0]])
+    omega = float(plane_of.omega)
+    along = float(direction @ w0)
+    rest = np.sqrt(eta_a) * (w0 - along * direction)
     rest_norm = float(np.linalg.norm(rest))
     rest_direction = rest / rest_norm if rest_norm > 0 else rest
     plane = np.array([np.sqrt(eta_a) * along, np.sqrt(eta_w) * a0])
-    coefficients = np.array([geometry.plus @ plane, geometry.minus @ plane, rest_norm])
-    rates = np.array([geometry.omega, -geometry.omega, -0.5 * delta])
+    coefficients = np.array([plus @ plane, minus @ plane, rest_norm])
+    rates = np.array([omega, -omega, -0.5 * delta])
     scaled = rank_one_coefficients(coefficients, rates, times)
-    margin = _margin(geometry, plane, float(np.linalg.norm(plane)) ** 2 + rest_norm**2)
-    plane_t = scaled[:, :2] @ np.stack([geometry.plus, geometry.minus])
+    state_sq = float(np.linalg.norm(plane)) ** 2 + rest_norm**2
+    margin = float(margins(plane_of, plane[0], plane[1], state_sq))
+    plane_t = scaled[:, :2] @ np.stack([plus, minus])
     # w(t) = (x(t) û + r(t) r̂)/√η_a as one (T, 2) × (2, d) product.
-    directions = np.stack([geometry.target_direction, rest_direction]) / np.sqrt(eta_a)
+    directions = np.stack([direction, rest_direction]) / np.sqrt(eta_a)
     w = np.column_stack([plane_t[:, 0], scaled[:, 2]]) @ directions
     a = plane_t[:, 1] / np.sqrt(eta_w)
     require_finite("single_neuron.exact", a, w, np.asarray(delta))
@@ -298,8 +285,8 @@ def basin_normal(
     delta = as_finite_scalar("delta", delta)
     eta_a = as_positive("eta_a", eta_a)
     eta_w = as_positive("eta_w", eta_w)
-    geometry = _geometry(beta_star, delta, eta_a, eta_w, fallback=beta_star)
-    return np.concatenate([eta_a * beta_star, [geometry.growth_of_a]])
+    coupling = np.sqrt(eta_a * eta_w) * float(np.linalg.norm(beta_star))
+    return np.concatenate([eta_a * beta_star, [float(eigenplane(delta, coupling).growth_of_a)]])
 
 
 def basin(
@@ -326,15 +313,10 @@ def saddle_margin(
     """
     a0, w0, beta_star, eta_a, eta_w = _check_common(a0, w0, beta_star, eta_a, eta_w)
     delta = float(conserved_delta(a0, w0, eta_a=eta_a, eta_w=eta_w))
-    geometry = _geometry(beta_star, delta, eta_a, eta_w, fallback=w0)
-    plane = np.array([np.sqrt(eta_a) * float(geometry.target_direction @ w0), np.sqrt(eta_w) * a0])
-    return _margin(geometry, plane, eta_a * float(w0 @ w0) + eta_w * a0**2)
-
-
-def _margin(geometry: _Geometry, plane: np.ndarray, state_norm_sq: float) -> float:
-    if state_norm_sq == 0 or geometry.omega == 0:
-        return 0.0
-    return abs(float(geometry.plus @ plane)) / np.sqrt(state_norm_sq)
+    plane_of = eigenplane(delta, np.sqrt(eta_a * eta_w) * float(np.linalg.norm(beta_star)))
+    along = np.sqrt(eta_a) * float(target_direction(beta_star, w0) @ w0)
+    state_sq = eta_a * float(w0 @ w0) + eta_w * a0**2
+    return float(margins(plane_of, along, np.sqrt(eta_w) * a0, state_sq))
 
 
 def minima_manifold(beta_star: np.ndarray, a: np.ndarray) -> np.ndarray:
@@ -425,337 +407,6 @@ def init_from_tau_alpha(
         raise ValueError(f"sign must be +1 or -1; got {sign!r}.")
     unit = _unit("direction", direction, -1)
     return sign * alpha * tau, (tau / alpha) * unit
-
-
-def _unit(name: str, vector, length: int) -> np.ndarray:
-    vector = as_array(name, vector, ndim=1, shape=(length,) if length >= 0 else None)
-    norm = float(np.linalg.norm(vector))
-    if norm == 0:
-        raise ValueError(f"{name} must be a non-zero vector.")
-    return vector / norm
-
-
-# -- phase portrait over (τ, δ) (Kunin et al. Fig. 1b) -----------------------------------------
-
-__all__ += [
-    "MAX_PORTRAIT_CELLS",
-    "MAX_PORTRAIT_SCALE",
-    "MAX_PORTRAIT_SIDE",
-    "MAX_PORTRAIT_TIMES",
-    "Portrait",
-    "portrait",
-]
-
-#: most scales (rows) or δ values (columns) of one portrait
-MAX_PORTRAIT_SIDE = 512
-#: most evaluation times of one portrait
-MAX_PORTRAIT_TIMES = 256
-#: largest scale τ of a portrait (‖β₀‖ = τ² ≤ 1e60)
-MAX_PORTRAIT_SCALE = 1e30
-#: most (time, τ, δ) cells of one portrait (512 × 512 at one time; ~10 MB per temporary)
-MAX_PORTRAIT_CELLS = 2**18
-
-
-@dataclass(frozen=True)
-class Portrait:
-    """Lazy/rich phase portrait of the single neuron over scale τ and geometry δ.
-
-    Cell ``[i, j]`` starts from ``β₀ = τᵢ²·direction``, ``δ = δⱼ`` and ``a₀ ≥ 0`` (Kunin et al.
-    eq. 37 / :func:`init_from_beta` with ``sign = +1``). Every array field has shape
-    ``(len(scales), len(deltas))`` when ``t`` was a scalar, and ``(len(t), len(scales),
-    len(deltas))`` when ``t`` was a 1-d array.
-    """
-
-    scales: np.ndarray  #: (S,) τ ≥ 0
-    deltas: np.ndarray  #: (D,) conserved δ
-    t: float | np.ndarray  #: the time (scalar) or times (T,) as given
-    beta_star: np.ndarray  #: (d,) target
-    direction: np.ndarray  #: (d,) unit direction of β₀
-    eta_a: float
-    eta_w: float
-    kernel_distance: np.ndarray  #: S(0, t) of the NTK ``M = η_w a² I + η_a w wᵀ``
-    loss: np.ndarray  #: ``½‖β(t) − β*‖²``
-    initial_loss: np.ndarray  #: (S, D) ``½‖β₀ − β*‖²``
-    a: np.ndarray  #: second-layer weight a(t)
-    beta_parallel: np.ndarray  #: component of β(t) along β̂* (along ``direction`` if β* = 0)
-    beta_perpendicular: np.ndarray  #: component of β(t) orthogonal to β̂*, signed along the
-    #: part of ``direction`` orthogonal to β̂* (β(t) stays in their span)
-    phi: np.ndarray  #: alignment ``φ = wᵀβ*/(‖w‖‖β*‖)`` at t (0 where undefined)
-    a0: np.ndarray  #: (S, D) initial a (≥ 0)
-    #: (S, D) as :func:`saddle_margin`: below :data:`solvers.metrics.SADDLE_MARGIN` the start
-    #: counts as on the saddle's stable manifold
-    saddle_margin: np.ndarray
-
-    @property
-    def shape(self) -> tuple[int, ...]:
-        return self.kernel_distance.shape
-
-
-def _portrait_time(t) -> tuple[float | np.ndarray, np.ndarray, bool]:
-    """``(t as given, times (T,), scalar?)`` with the checks of :func:`as_times`."""
-    array = as_array("t", t, ndim=(0, 1))
-    times = as_times(array)
-    if times.size > MAX_PORTRAIT_TIMES:
-        raise ValueError(
-            f"t may hold at most {MAX_PORTRAIT_TIMES} times for a portrait; got {times.size}. "
-            "Ask for fewer times (each one is a whole τ × δ map)."
-        )
-    scalar = array.ndim == 0
-    return (float(times[0]) if scalar else times), times, scalar
-
-
-def _grid_axis(name: str, value, *, non_negative: bool) -> np.ndarray:
-    array = np.atleast_1d(as_array(name, value, ndim=(0, 1)))
-    if array.size > MAX_PORTRAIT_SIDE:
-        raise ValueError(
-            f"{name} may hold at most {MAX_PORTRAIT_SIDE} values (a portrait has at most "
-            f"{MAX_PORTRAIT_SIDE}×{MAX_PORTRAIT_SIDE} cells); got {array.size}."
-        )
-    if non_negative and np.any(array < 0):
-        raise ValueError(f"{name} must be >= 0 (τ is a scale); the smallest is {array.min():g}.")
-    return array
-
-
-def _rank_one_grid(coefficients: np.ndarray, rates: np.ndarray, t: np.ndarray) -> np.ndarray:
-    """:func:`solvers._riccati.rank_one_coefficients` for a whole grid at once.
-
-    ``coefficients`` (..., J) and ``rates`` (..., J) broadcast against each other, ``t`` has
-    shape (T, 1, ..., 1, 1); returns (T, ..., J). Always the log-space form: the fastest active
-    growth ``e^{2f*t}`` is factored out of the square root analytically, so every exponent is
-    bounded and none subtracts two multiples of t.
-    """
-    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-        active = coefficients != 0.0
-        log_abs = np.where(active, np.log(np.abs(coefficients)), -np.inf)
-        fastest = np.maximum(np.max(np.where(active, rates, -np.inf), axis=-1), 0.0)[..., None]
-        relative = rates - fastest  # exactly 0 for the dominant rate
-        magnitude = np.where(rates == 0.0, 1.0, np.abs(2.0 * rates))
-        exponent = 2.0 * rates * t
-        log_magnitude = np.log(magnitude)
-        growing = 2.0 * relative * t + np.log(-np.expm1(-exponent)) - log_magnitude
-        decaying = np.log(-np.expm1(exponent)) - log_magnitude - 2.0 * fastest * t
-        flat = np.log(t * np.ones_like(rates)) - 2.0 * fastest * t
-        scaled = np.where(rates > 0, growing, np.where(rates < 0, decaying, flat))
-        scaled_terms = np.where(active, 2.0 * log_abs + scaled, -np.inf)
-        first = -2.0 * fastest * t  # the 1 under the root, scaled by e^{−2f*t}
-        peak = np.maximum(np.max(scaled_terms, axis=-1, keepdims=True), first)
-        peak = np.where(np.isfinite(peak), peak, 0.0)
-        total = np.exp(np.maximum(first - peak, -700.0)) + np.sum(
-            np.exp(np.maximum(scaled_terms - peak, -700.0)), axis=-1, keepdims=True
-        )
-        log_denominator = peak + np.log(total)
-        exponent = np.where(active, log_abs + relative * t - 0.5 * log_denominator, -np.inf)
-        negligible = exponent < np.max(log_abs, axis=-1, keepdims=True) - 700.0
-        return np.where(active & ~negligible, np.sign(coefficients) * np.exp(exponent), 0.0)
-
-
-def _portrait_kernel_distance(
-    start: tuple[np.ndarray, np.ndarray, np.ndarray],
-    now: tuple[np.ndarray, np.ndarray, np.ndarray],
-    d: int,
-) -> np.ndarray:
-    """S(0, t) of ``M = pI + q ŵŵᵀ`` without cancellation, from the states ``(√η_w a, √η_a w∥,
-    √η_a w⊥)`` at 0 and t (so p = (√η_w a)², q = ‖√η_a w‖², and ``M = η_w a² I + η_a wwᵀ``).
-
-    With ``s = sin²∠(w₀, w)`` the Gram determinant is (Lagrange's identity in the metric
-    ``[[d, 1], [1, 1]]`` of (p, q), plus the rotation of w)
-
-        ‖M₀‖²‖M_t‖² − ⟨M₀, M_t⟩²
-            = (d − 1)(p₀q − q₀p)² + q₀q·s·(2d p₀p + 2p₀q + 2q₀p + q₀q(1 + cos²)),
-
-    a sum of non-negative terms; ``p₀q − q₀p = p₀Δq − q₀Δp`` and ``q₀q·s = (w₀ × Δw)²`` (scaled)
-    come from the changes. So S keeps its relative accuracy both when the kernel barely moves
-    (lazy) and when it collapses, ‖M_t‖ ≪ ‖M₀‖ (a large β₀ shrinking onto a small β*), where
-    ``1 − cos`` — and the change-based form of
-    :func:`solvers.metrics.kernel_distance_from_changes` — lose ~ε‖M₀‖²/‖M_t‖². Each cell is
-    scaled by its larger state first, so no square overflows.
-    """
-    size = np.maximum(
-        np.hypot(start[0], np.hypot(start[1], start[2])), np.hypot(now[0], np.hypot(now[1], now[2]))
-    )
-    size = np.where(size > 0, size, 1.0)
-    a0, x0, r0 = (part / size for part in start)
-    a, x, r = (part / size for part in now)
-    p0, q0 = a0**2, x0**2 + r0**2
-    p, q = a**2, x**2 + r**2
-    change_p = (a - a0) * (a + a0)
-    change_q = (x - x0) * (x + x0) + (r - r0) * (r + r0)
-    swap = p0 * change_q - q0 * change_p  # p₀q − q₀p
-    cross = x0 * (r - r0) - r0 * (x - x0)  # √(q₀q·s)
-    dot = x0 * x + r0 * r  # √(q₀q)·cos
-    gram = (d - 1) * swap**2 + cross**2 * (2 * d * p0 * p + 2 * (p0 * q + q0 * p) + q0 * q + dot**2)
-    initial = np.sqrt(d * p0**2 + 2 * p0 * q0 + q0**2)
-    final = np.sqrt(d * p**2 + 2 * p * q + q**2)
-    inner = d * p0 * p + p0 * q + q0 * p + dot**2
-    product = initial * final
-    with np.errstate(divide="ignore", invalid="ignore"):
-        distance = np.clip(gram / (product * (product + inner)), 0.0, 2.0)
-    # a zero kernel is at distance 0 from a zero kernel and 1 from any other (as in metrics)
-    return np.where(product > 0, distance, np.where((initial > 0) | (final > 0), 1.0, 0.0))
-
-
-@guard_overflow
-def portrait(
-    scales: np.ndarray,
-    deltas: np.ndarray,
-    beta_star: np.ndarray,
-    direction: np.ndarray,
-    t: float | np.ndarray,
-    *,
-    eta_a: float = 1.0,
-    eta_w: float = 1.0,
-) -> Portrait:
-    """Kernel distance and loss at time t over a τ × δ grid — Kunin et al., *Get rich quick*,
-    Fig. 1b (their sweep of scale τ and conserved δ, here for the exact single neuron of §3).
-
-    Parameters
-    ----------
-    scales : (S,) τ ≥ 0; the initial function is ``β₀ = τ²·direction`` (so ‖β₀‖ = τ², as in
-        their ``w₀ ∈ S^{d−1}(τ/α)``, ``a₀ = ατ`` parameterisation at η_a = η_w = 1).
-    deltas : (D,) conserved ``δ = η_w a² − η_a‖w‖²`` (upstream δ > 0, downstream δ < 0).
-    beta_star : (d,) target ``Xᵀy`` (whitened data).
-    direction : (d,) non-zero direction of β₀ (normalised here).
-    t : one time ≥ 0 (fields of shape (S, D)) or a 1-d array of times (fields (T, S, D)).
-    eta_a, eta_w : layer learning rates (> 0).
-
-    Each cell starts from ``a₀ = √((√(δ² + 4η_aη_w τ⁴) + δ)/(2η_w)) ≥ 0``, ``w₀ = β₀/a₀``
-    (``w₀ = √(−δ/η_a)·direction`` when τ = 0 and δ < 0) — docs/theory.md (1.6),
-    :func:`init_from_beta` with ``sign = +1`` — and evaluates the closed form of :func:`exact`
-    for all cells at once (docs/theory.md (1.15)): F's 2×2 block (eigenvalues ±ω) on
-    span{β̂*, e_a} and the −δ/2 direction of the part of w₀ orthogonal to β*, in log space with
-    the fastest growth factored out, so nothing overflows or cancels at any horizon. S comes
-    from the parameters' changes through a cancellation-free Gram determinant
-    (:func:`_portrait_kernel_distance`, docs/theory.md (1.14)), accurate when the kernel barely
-    moves and when it collapses. Cells agree with :func:`exact` to ~1e-12 (checked to 1e-8 on
-    random cells up to t = 1e6, |δ| = 1e3; S also against 60-digit arithmetic).
-
-    What the map shows for this model (whitened NTK, Kunin et al. §3, Fig. 3): at a fixed δ < 0
-    small τ is (delayed) rich, S → ~1, and large τ nearly lazy, S falling to the O(1/d) of a
-    kernel that mostly rescales; at small τ a large δ > 0 keeps the kernel fixed (M ≈ δI,
-    S ≈ 0) and learns fastest ("rapid"). Caps: τ ≤ 1e30, at most 512 values of τ and of δ,
-    256 times and 2¹⁸ (time, τ, δ) cells in all.
-    """
-    scales = _grid_axis("scales", scales, non_negative=True)
-    if np.max(scales) > MAX_PORTRAIT_SCALE:
-        raise ValueError(
-            f"scales must be at most {MAX_PORTRAIT_SCALE:g} (the kernel grows like τ⁴ and would "
-            f"overflow double precision); got {np.max(scales):g}."
-        )
-    deltas = _grid_axis("deltas", deltas, non_negative=False)
-    beta_star = as_array("beta_star", beta_star, ndim=1)
-    direction = _unit("direction", direction, beta_star.shape[0])
-    eta_a = as_positive("eta_a", eta_a)
-    eta_w = as_positive("eta_w", eta_w)
-    t_given, times, scalar = _portrait_time(t)
-    cells = times.size * scales.size * deltas.size
-    if cells > MAX_PORTRAIT_CELLS:
-        raise ValueError(
-            f"a portrait may have at most {MAX_PORTRAIT_CELLS:,} (time, τ, δ) cells; got "
-            f"{times.size} × {scales.size} × {deltas.size} = {cells:,}. Use fewer times or a "
-            "coarser grid."
-        )
-    d = beta_star.shape[0]
-    target_norm = float(np.linalg.norm(beta_star))
-    unit_target = beta_star / target_norm if target_norm > 0 else direction
-    cosine = float(np.clip(unit_target @ direction, -1.0, 1.0))
-    sine = float(np.linalg.norm(direction - cosine * unit_target))  # ≥ 0, no cancellation
-
-    # Initialisation per cell (Kunin et al. eq. 37): a₀ ≥ 0 and ‖w₀‖ from ‖β₀‖ = τ² and δ.
-    norm_sq = (scales**2)[:, None] ** 2  # ‖β₀‖², (S, 1)
-    delta = deltas[None, :]  # (1, D)
-    root = np.hypot(delta, 2.0 * np.sqrt(eta_a * eta_w * norm_sq))
-    with np.errstate(divide="ignore", invalid="ignore"):  # the unused branch may divide by 0
-        a_sq = np.where(
-            delta >= 0, (root + delta) / (2.0 * eta_w), 2.0 * eta_a * norm_sq / (root - delta)
-        )
-    a0 = np.sqrt(a_sq)
-    # w₀ = β₀/a₀; at τ = 0 with δ < 0 all the weight sits in w (a₀ = 0, ‖w₀‖² = −δ/η_a).
-    with np.errstate(over="ignore"):  # in the branch np.where discards
-        w0_norm = np.where(
-            a0 > 0,
-            scales[:, None] ** 2 / np.where(a0 > 0, a0, 1.0),
-            np.sqrt(np.maximum(-delta, 0.0) / eta_a),
-        )
-    w0_par, w0_perp = w0_norm * cosine, w0_norm * sine  # w₀ in the (β̂*, r̂) plane
-
-    # Eigen-structure of F per δ (as _geometry): ±ω on span{β̂*, e_a}, −δ/2 on r̂.
-    coupling = np.sqrt(eta_a * eta_w) * target_norm
-    omega = np.hypot(0.5 * deltas, coupling)  # (D,)
-    upstream = deltas >= 0
-    growth = omega + 0.5 * np.abs(deltas)  # ω + |δ|/2, no cancellation
-    first = np.where(upstream, coupling, growth)  # plus = (first, second) / ‖·‖
-    second = np.where(upstream, growth, coupling)
-    size = np.hypot(first, second)
-    degenerate = omega == 0.0
-    size = np.where(degenerate, 1.0, size)
-    plus_x = np.where(degenerate, 1.0, first / size)
-    plus_a = np.where(degenerate, 0.0, second / size)
-    # minus ⟂ plus: (−plus_a, plus_x)
-    plane_x = np.sqrt(eta_a) * w0_par
-    plane_a = np.sqrt(eta_w) * a0
-    coefficients = np.stack(
-        [
-            plus_x * plane_x + plus_a * plane_a,
-            -plus_a * plane_x + plus_x * plane_a,
-            np.sqrt(eta_a) * w0_perp * np.ones_like(plane_a),
-        ],
-        axis=-1,
-    )  # (S, D, 3)
-    rates = np.stack([omega, -omega, -0.5 * deltas], axis=-1)[None, :, :]  # (1, D, 3)
-    state_sq = plane_x**2 + plane_a**2 + coefficients[..., 2] ** 2
-    with np.errstate(divide="ignore", invalid="ignore"):
-        margin = np.where(
-            (state_sq > 0) & ~degenerate[None, :],
-            np.abs(coefficients[..., 0]) / np.sqrt(np.where(state_sq > 0, state_sq, 1.0)),
-            0.0,
-        )
-
-    scaled = _rank_one_grid(coefficients, rates, times[:, None, None, None])  # (T, S, D, 3)
-    x_t = scaled[..., 0] * plus_x - scaled[..., 1] * plus_a  # √η_a w∥
-    a_scaled = scaled[..., 0] * plus_a + scaled[..., 1] * plus_x  # √η_w a
-    a = a_scaled / np.sqrt(eta_w)
-    w_par = x_t / np.sqrt(eta_a)
-    w_perp = scaled[..., 2] / np.sqrt(eta_a)
-
-    beta_par, beta_perp = a * w_par, a * w_perp
-    loss = 0.5 * ((beta_par - target_norm) ** 2 + beta_perp**2)
-    initial_loss = 0.5 * ((a0 * w0_par - target_norm) ** 2 + (a0 * w0_perp) ** 2)
-    w_norm = np.hypot(w_par, w_perp)
-    # A w at rounding level of the state (e.g. w₀ = 0 at t = 0) has no direction: φ = 0 there.
-    resolved = w_norm > 16 * np.finfo(np.float64).eps * np.hypot(a, w_norm)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        phi = np.where(
-            resolved & (target_norm > 0),
-            np.clip(w_par / np.where(w_norm > 0, w_norm, 1.0), -1.0, 1.0),
-            0.0,
-        )
-
-    distance = _portrait_kernel_distance(
-        (plane_a, plane_x, coefficients[..., 2]), (a_scaled, x_t, scaled[..., 2]), d
-    )
-    require_finite("single_neuron.portrait", a, w_par, w_perp, loss, distance)
-
-    def shaped(array):
-        return array[0] if scalar else array
-
-    return Portrait(
-        scales=scales,
-        deltas=deltas,
-        t=t_given,
-        beta_star=beta_star,
-        direction=direction,
-        eta_a=eta_a,
-        eta_w=eta_w,
-        kernel_distance=shaped(distance),
-        loss=shaped(loss),
-        initial_loss=initial_loss,
-        a=shaped(a),
-        beta_parallel=shaped(beta_par),
-        beta_perpendicular=shaped(beta_perp),
-        phi=shaped(phi),
-        a0=a0,
-        saddle_margin=margin,
-    )
 
 
 # -- the dashboard's set-up: angles, a learning-rate ratio, scale τ and δ ----------------------

@@ -1,0 +1,87 @@
+"""What ``assets/app.js`` relies on in the installed Dash, checked against that Dash.
+
+The browser side uses Dash's documented extension points (clientside callbacks,
+``dash_clientside.set_props``, ``callback_context``, ``dccFunctions``); the details it reads
+that Dash does not document — the callback route, the format of its answers, the slider's
+thumbs, the graph's use of the page's plotly.js — are checked here, so that an upgrade that
+changes one fails this test instead of the page going quietly wrong."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import dash
+import pytest
+
+from app.factory import create_app
+from app.views import VIEWS
+
+ROOT = Path(__file__).resolve().parents[2]
+APP_JS = (ROOT / "assets" / "app.js").read_text(encoding="utf-8")
+DASH = Path(dash.__file__).parent
+RENDERER = (DASH / "dash-renderer" / "build" / "dash_renderer.min.js").read_text(encoding="utf-8")
+SLIDER = (DASH / "dcc" / "async-slider.js").read_text(encoding="utf-8")
+GRAPH = (DASH / "dcc" / "dash_core_components.js").read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def app():
+    return create_app()
+
+
+def test_the_resent_route_is_the_one_dash_posts_callbacks_to(app):
+    """The resending fetch wraps requests whose address holds the callback route's name."""
+    (route,) = re.findall(r'indexOf\("(_dash-[a-z-]+)"\)', APP_JS)
+    rules = [rule.rule for rule in app.server.url_map.iter_rules()]
+    assert any(rule.endswith(route) for rule in rules), rules
+    assert route in RENDERER  # and the renderer posts to it
+
+
+def test_the_documented_extension_points_exist_in_this_dash():
+    for name in ("set_props", "callback_context", "inputs_list", "outputs_list", "triggered"):
+        assert name in RENDERER, name
+    assert "dccFunctions" in SLIDER  # the log sliders' tooltip transform
+    assert 'role:"slider"' in SLIDER  # the thumbs app.js names (aria-labelledby, valuetext)
+    # a plot is drawn with the page's plotly.js when there is one (window.Plotly)
+    assert "window.Plotly||" in GRAPH
+
+
+def _update_request(app, view) -> dict:
+    """The request the page's gate sends for ``view``'s main callback, as Dash posts it."""
+    output = next(key for key in app.callback_map if f"{view.key}-answered.data" in key)
+    callback = app.callback_map[output]
+    ids, values = view.control_ids(), view.spec.to_controls(view.spec.defaults())
+    controls = dict(zip(ids, values, strict=True))
+    state = [
+        {"id": s["id"], "property": s["property"], "value": controls.get(s["id"])}
+        for s in callback["state"]
+    ]
+    outputs = [
+        dict(zip(("id", "property"), part.rsplit(".", 1), strict=True))
+        for part in output.strip(".").split("...")
+    ]
+    request = {"id": f"{view.key}-request", "property": "data", "value": {"seq": 7}}
+    return {
+        "output": output,
+        "outputs": outputs,
+        "inputs": [request],
+        "state": state,
+        "changedPropIds": [f"{view.key}-request.data"],
+    }
+
+
+def test_the_answers_app_js_reads_are_where_it_reads_them(app):
+    """readAnswers takes the answer, the link and a finished job from Dash's response body:
+    {"response": {"<view>-answered": {"data": …}, "<view>-link": {"data": "?…"}}}."""
+    view = next(v for v in VIEWS if v.key == "single-neuron")
+    body = _update_request(app, view)
+    route = re.findall(r'indexOf\("(_dash-[a-z-]+)"\)', APP_JS)[0]
+    answer = app.server.test_client().post("/" + route, json=body)
+    assert answer.status_code == 200
+    response = json.loads(answer.get_data(as_text=True))["response"]
+    assert response[f"{view.key}-answered"]["data"]["seq"] == 7
+    assert response[f"{view.key}-link"]["data"] == view.spec.encode(view.spec.defaults())
+    for suffix in ("-link", "-answered", "-job-done"):  # the ids app.js looks for
+        assert f'"{suffix}"' in APP_JS
