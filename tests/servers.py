@@ -127,7 +127,7 @@ def redis_binary() -> str | None:
     return shutil.which("redis-server")
 
 
-#: the password of every test Redis (deploy/redis.conf requires one): one per test session, so
+#: the password of every test Redis (docs/deploy/redis.conf requires one): one per test session, so
 #: that a Redis restarted on the same port answers the same URL
 REDIS_PASSWORD = secrets.token_hex(16)
 
@@ -151,7 +151,7 @@ def _redis_ready(port: int, password: str) -> bool:
 def redis_server(
     port: int | None = None, options: Sequence[str] = ()
 ) -> Iterator[tuple[str, subprocess.Popen]]:
-    """A private ``redis-server`` with the shipped configuration (``deploy/redis.conf``:
+    """A private ``redis-server`` with the shipped configuration (``docs/deploy/redis.conf``:
     password, bounded memory, eviction of what expires, no persistence) on a loopback port (a
     free one unless given); ``options`` override more of it (``--maxmemory``, ``1mb``). Yields
     (``redis://`` URL with the password, process)."""
@@ -163,7 +163,7 @@ def redis_server(
     process = subprocess.Popen(
         [
             binary,
-            str(ROOT / "deploy" / "redis.conf"),
+            str(ROOT / "docs" / "deploy" / "redis.conf"),
             *("--bind", "127.0.0.1", "--port", str(port), "--dir", scratch),
             *("--requirepass", REDIS_PASSWORD),
             *options,
@@ -231,10 +231,10 @@ def _certificate(folder: Path) -> tuple[Path, Path]:
 
 
 def nginx_config(upstream: str, folder: Path, https_port: int, http_port: int) -> Path:
-    """``deploy/nginx.conf`` as shipped, with only what a test must change: the ports, the
+    """``docs/deploy/nginx.conf`` as shipped, with only what a test must change: the ports, the
     certificate, the upstream, and where nginx writes (pid, logs, temporary files)."""
     cert, key = _certificate(folder)
-    text = (ROOT / "deploy" / "nginx.conf").read_text()
+    text = (ROOT / "docs" / "deploy" / "nginx.conf").read_text()
     changes = [
         (r"server 127\.0\.0\.1:8050;", f"server {upstream};"),
         (r"listen 443 ssl http2;", f"listen 127.0.0.1:{https_port} ssl http2;"),
@@ -258,7 +258,7 @@ def nginx_config(upstream: str, folder: Path, https_port: int, http_port: int) -
     for pattern, replacement in changes:
         text, count = re.subn(pattern, lambda _, new=replacement: new, text)
         if count != 1:
-            raise RuntimeError(f"deploy/nginx.conf changed: {pattern!r} matched {count} times")
+            raise RuntimeError(f"docs/deploy/nginx.conf changed: {pattern!r} matched {count} times")
     config = folder / "nginx.conf"
     config.write_text(text)
     return config

@@ -123,7 +123,7 @@ def test_cancel_stops_the_job_and_leaves_the_page_usable(page, local_jobs):
 
 @pytest.fixture
 def celery_deployment(tmp_path):
-    """A class deployment: a real ``redis-server`` with deploy/redis.conf (result cache in
+    """A class deployment: a real ``redis-server`` with docs/deploy/redis.conf (result cache in
     database 0, Celery's broker and the jobs' records in database 1), a real Celery worker
     and gunicorn (the Procfile's two lines), all with the same settings; yields (base URL,
     Redis URL, the worker's log)."""
