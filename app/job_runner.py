@@ -27,6 +27,7 @@ import os
 import resource
 import signal
 import socket
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -69,8 +70,10 @@ HARD_GRACE = 30.0
 WALL_FACTOR = 4.0
 #: the CPU priority of jobs (``nice``): the sliders of the page come first
 JOB_NICE = 10
-#: how often a job checks that a page still follows it (s)
+#: how often a job checks that a page still follows it (s), and how long it goes on without
+#: one (a store that restarted lost every page's ticket: the pages' next polls renew them)
 WATCH_SECONDS = 2.0
+UNWATCHED_GRACE = 10.0
 TASK_NAME = "lazy_rich.job"
 
 
@@ -104,16 +107,25 @@ class Heartbeat(threading.Thread):
     """Writes a running job's progress and heartbeat every :data:`BEAT_SECONDS` (one writer:
     the record changes only here until the job ends) and notices when no page follows it."""
 
-    def __init__(self, store: JobStore, record: JobRecord, on_stop: Callable[[], None]) -> None:
+    def __init__(
+        self,
+        store: JobStore,
+        record: JobRecord,
+        on_stop: Callable[[], None],
+        server_alive: Callable[[], bool] = lambda: True,
+    ) -> None:
         super().__init__(daemon=True, name="job-heartbeat")
         self.store = store
         self.record = record
         self.written = record
         self.on_stop = on_stop
+        self.server_alive = server_alive
         self.stopped = False
         self._done = threading.Event()
         self._lock = threading.Lock()
         self._checked = 0.0
+        #: since when no page has followed the job (None: one does)
+        self._unwatched_since: float | None = None
 
     def report(self, fraction: float, text: str) -> None:
         """The job's progress (``compute_job``'s report); raises :class:`Stopped` once the
@@ -147,7 +159,13 @@ class Heartbeat(threading.Thread):
         self.written = record
         if time.time() - self._checked >= WATCH_SECONDS:
             self._checked = time.time()
-            if not self.store.members(watchers_key(record.setting)):
+            if not self.server_alive():
+                self._halt("the server stopped", "cancelled")
+            elif self.store.members(watchers_key(record.setting)):
+                self._unwatched_since = None
+            elif self._unwatched_since is None:
+                self._unwatched_since = time.time()
+            elif time.time() - self._unwatched_since >= UNWATCHED_GRACE:
                 self._halt("no page follows it", "cancelled")
 
     def _halt(self, why: str, state: str | None = None) -> None:
@@ -225,9 +243,12 @@ def run_claimed(
     cache: ResultCache,
     views: dict,
     on_stop: Callable[[], None] = lambda: None,
+    server_alive: Callable[[], bool] = lambda: True,
 ) -> str:
-    """Compute a claimed job's result into the cache; the state it ended in."""
-    heart = Heartbeat(store, record, on_stop)
+    """Compute a claimed job's result into the cache; the state it ended in. ``on_stop``: what
+    to do once the job should stop (a local job's process ends at once); ``server_alive``:
+    whether the server that started it still runs."""
+    heart = Heartbeat(store, record, on_stop, server_alive)
     view = views.get(record.view)
     if view is None:
         heart.finish("failed", "This computation belongs to no view of this server.")
@@ -322,6 +343,7 @@ class LocalRunner:
         self.views = views
         self.slots = slots
         self._pid: int | None = None
+        self._server = os.getpid()
         self._wake = threading.Event()
         self._lock = threading.Lock()
         #: child pid → (record, hard deadline time.monotonic())
@@ -337,6 +359,9 @@ class LocalRunner:
             if self._pid != os.getpid():
                 self._pid = os.getpid()
                 self._children = {}
+                # the server's life is the gunicorn master's (a worker is replaced now and
+                # then; its jobs carry on), else this process's
+                self._server = os.getppid() if "gunicorn" in sys.modules else os.getpid()
                 threading.Thread(target=self._loop, daemon=True, name="job-dispatcher").start()
         self._wake.set()
 
@@ -397,8 +422,16 @@ class LocalRunner:
         os.closerange(3, 65536)  # the web server's sockets and files are not the job's
         with contextlib.suppress(OSError):
             os.nice(JOB_NICE)
+        server = self._server
         with cpu_limit(record.limit, kill=True):
-            run_claimed(record, self.store, self.cache, self.views, on_stop=_leave_now)
+            run_claimed(
+                record,
+                self.store,
+                self.cache,
+                self.views,
+                on_stop=_leave_now,
+                server_alive=lambda: _alive(server),
+            )
         return 0
 
     def _reap(self) -> None:
@@ -439,6 +472,16 @@ class LocalRunner:
             self.store.swap(key, current.to_data(), back.to_data(), ENDED_SECONDS)
         else:
             self.store.swap(key, current.to_data(), _ended(current, "failed", STOPPED_TWICE), 600)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _leave_now() -> None:

@@ -47,16 +47,17 @@ def open_map(page, base: str, values: dict, **options) -> None:
 
 
 def follow(page, until, seconds: float = 180) -> list[dict]:
-    """The job's states on the page every 100 ms until ``until(state)`` holds."""
+    """The job's states on the page every 100 ms until ``until(state)`` holds (each new state
+    with the moment it was first seen, ``at``)."""
     seen, deadline = [], time.monotonic() + seconds
     while time.monotonic() < deadline:
         state = page.evaluate(STATUS)
-        if not seen or state != seen[-1]:
-            seen.append(state)
+        if not seen or state != {k: v for k, v in seen[-1].items() if k != "at"}:
+            seen.append(state | {"at": round(time.monotonic() % 10_000, 1)})
         if until(state):
             return seen
         page.wait_for_timeout(100)
-    raise AssertionError(f"the job did not get there in {seconds} s: last states {seen[-3:]}")
+    raise AssertionError(f"the job did not get there in {seconds} s: states {seen[-8:]}")
 
 
 def drawn(page, cells: int):
@@ -80,6 +81,28 @@ def ending(page, cells: int, seconds: float = 180) -> tuple[str, float]:
     map_drawn = drawn(page, cells)
     last = follow(page, lambda s: map_drawn(s) or ended_with_retry(s), seconds)[-1]
     return ("map" if map_drawn(last) else last["messages"]), time.monotonic() - start
+
+
+def endings(pages, cells: list[int], seconds: float = 300) -> list[tuple[str, float, list]]:
+    """:func:`ending` of several pages watched together: per page ("map" or its message,
+    seconds it took, the states it went through)."""
+    start, found = time.monotonic(), [None] * len(pages)
+    histories: list[list[dict]] = [[] for _ in pages]
+    while None in found:
+        if time.monotonic() - start > seconds:
+            raise AssertionError(f"not every page ended in {seconds} s: {histories}")
+        for number, page in enumerate(pages):
+            if found[number] is not None:
+                continue
+            state = page.evaluate(STATUS)
+            if not histories[number] or histories[number][-1] != state:
+                histories[number].append(state)
+            if drawn(page, cells[number])(state):
+                found[number] = ("map", time.monotonic() - start, histories[number])
+            elif ended_with_retry(state):
+                found[number] = (state["messages"], time.monotonic() - start, histories[number])
+        pages[0].wait_for_timeout(100)
+    return found
 
 
 def retry(page, cells: int, seconds: float = 180) -> str:

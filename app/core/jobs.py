@@ -40,7 +40,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, fields, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
-from dash import Dash, Input, Output, State, dcc, html, no_update
+from dash import ClientsideFunction, Dash, Input, Output, State, dcc, html, no_update
 
 from ..job_store import JobStore, StoreError, digest
 from ..ui import components
@@ -74,6 +74,9 @@ LOST_AFTER = 20.0
 TICKET_SECONDS = 90.0
 #: how long an ended job's record is kept (for the pages still following it)
 ENDED_SECONDS = 600.0
+#: how long a page's ticket and its job's record may both be missing (a store that restarted)
+#: before the page is told that the computation is lost
+MISSING_GRACE = 5.0
 #: a job that stopped this many times without an answer (its worker died) is not run again
 MAX_TRIES = 2
 
@@ -457,7 +460,7 @@ class Jobs:
             held = self.store.get(ticket_key(follow.ticket))
             record = JobRecord.parse(self.store.get(record_key(follow.setting)))
             if held is None and record is None:
-                return JobStatus("failed", message=UNKNOWN)
+                return self._missing(follow)
             # (a store that restarted lost the ticket but the job rewrote its record)
             self.store.put(
                 ticket_key(follow.ticket),
@@ -471,6 +474,17 @@ class Jobs:
         except StoreError as error:
             log.warning("job status unavailable: %s", error)
             return JobStatus("failed", message=STORE_DOWN)
+
+    def _missing(self, follow: Follow) -> JobStatus:
+        """Neither the page's ticket nor the job's record is known: a store that has just
+        restarted (a running job writes its record again within a second), or gone for good
+        once that has lasted :data:`MISSING_GRACE` seconds."""
+        key, now = f"missing:{follow.ticket}", self.clock()
+        self.store.add(key, {"since": now}, 10 * MISSING_GRACE)
+        since = (self.store.get(key) or {}).get("since", now)
+        if isinstance(since, int | float) and now - since < MISSING_GRACE:
+            return JobStatus("waiting", 0.0, "checking on the computation")
+        return JobStatus("failed", message=UNKNOWN)
 
     def _describe(self, record: JobRecord | None) -> JobStatus:
         now = self.clock()
@@ -570,6 +584,15 @@ class Jobs:
         def retry(clicks):
             # not an outcome: the page's gate asks again, and a new computation starts
             return {"retry": clicks if isinstance(clicks, int) else 0}, True
+
+        # how the job ended wakes the gate through Dash's chain (assets/jobs.js), so that the
+        # main callback reads the new value of ``{key}-job-done``
+        app.clientside_callback(
+            ClientsideFunction("lazyRichJobs", "ended"),
+            Output(f"{key}-wake", "data", allow_duplicate=True),
+            Input(f"{key}-job-done", "data"),
+            prevent_initial_call=True,
+        )
 
     def follow(self, job: Any) -> dict:
         """The poll's answer for the page's job data (its ticket, or why none started)."""

@@ -170,6 +170,10 @@ def test_how_a_job_ends_reaches_the_page(recorded, store):
         assert (status.state, status.message) == (state, message), name
     store.delete(key)
     store.delete(jobs.ticket_key(follow.ticket))
+    # both gone: a store that restarted, for a few seconds (a running job writes its record
+    # again); then the computation is lost
+    assert recorded.status(follow).state == "waiting"
+    store.put(f"missing:{follow.ticket}", {"since": time.time() - jobs.MISSING_GRACE}, 60)
     assert recorded.status(follow).message == jobs.UNKNOWN
     # the poll's answer: the bar goes, the outcome wakes the page, Retry shows
     polled = recorded.follow(follow.to_data())
