@@ -22,6 +22,7 @@ that names the variable and what it accepts (a deployment fails loudly, not half
 * ``JOB_SLOTS`` (1) — jobs each web process runs at once beside it (without Celery);
   ``JOB_QUEUE`` (8) — computations queued or running at once in all; ``JOBS_PER_CLIENT`` (1)
   — of those, per page; ``UPDATES_PER_CLIENT`` (2) — a page's updates computed at once;
+  ``REQUESTS_PER_SECOND`` (40) — a page's callback requests a second (twice that in a burst);
   ``JOB_TIME_LIMIT`` (3600) — the longest any job may run, in seconds.
 * ``FRAME_ANCESTORS`` — pages allowed to embed the app in an iframe
   (``https://canvas.example.edu``); unset, any page may.
@@ -148,8 +149,11 @@ class Settings:
     #: computations queued or running at once, in all and per client (a page)
     job_queue: int = 8
     jobs_per_client: int = 1
-    #: a client's updates computed at once (more are answered "busy" at once)
+    #: a client's updates computed at once (more are answered "busy" at once); a page has one
+    #: in flight, and one more is room for a count left by a web worker killed mid-request
     updates_per_client: int = 2
+    #: callback requests a second a client may send (twice that in a burst); more get 429
+    requests_per_second: int = 40
     #: the longest any background job may run (s); each job's own limit is from its estimate
     job_time_limit: int = 3600
     #: compress answers (scripts once per worker, callback answers as they go)
@@ -210,6 +214,9 @@ class Settings:
             jobs_per_client=_integer(env, "JOBS_PER_CLIENT", cls.jobs_per_client, 1, 100),
             updates_per_client=_integer(env, "UPDATES_PER_CLIENT", cls.updates_per_client, 1, 64),
             job_time_limit=_integer(env, "JOB_TIME_LIMIT", cls.job_time_limit, 60, 86_400),
+            requests_per_second=_integer(
+                env, "REQUESTS_PER_SECOND", cls.requests_per_second, 1, 100_000
+            ),
             compress=_switch(env, "COMPRESS", cls.compress),
             cache_redis_url=redis_url,
             cache_key_prefix=prefix,

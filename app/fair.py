@@ -21,9 +21,19 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["ClientSlots", "RateLimitedLog", "client_of"]
+__all__ = [
+    "BY_ADDRESS",
+    "ClientRate",
+    "ClientSlots",
+    "RateLimitedLog",
+    "RequestGate",
+    "client_of",
+    "page_of",
+]
 
 _CLIENT = re.compile(r"[0-9a-f]{16,64}")
+#: how the id of a client known only by its address begins
+BY_ADDRESS = "ip-"
 
 
 def client_of(page: Any, address: str | None) -> str:
@@ -31,7 +41,7 @@ def client_of(page: Any, address: str | None) -> str:
     ident = page.get("client") if isinstance(page, dict) else None
     if isinstance(ident, str) and _CLIENT.fullmatch(ident):
         return ident
-    return "ip-" + hashlib.sha256(str(address or "?").encode()).hexdigest()[:16]
+    return BY_ADDRESS + hashlib.sha256(str(address or "?").encode()).hexdigest()[:16]
 
 
 class ClientSlots:
@@ -71,6 +81,85 @@ class ClientSlots:
 
     def held(self, client: str) -> int:
         return self._counts[self._bucket(client)]
+
+    def enter(self, client: str) -> int:
+        """Count one more request of the client (without a bound); how many it has now."""
+        bucket, now = self._bucket(client), time.time()
+        with self._lock:
+            if self._counts[bucket] > 0 and now - self._stamps[bucket] > self.stale_after:
+                self._counts[bucket] = 0
+            self._counts[bucket] += 1
+            self._stamps[bucket] = now
+            return self._counts[bucket]
+
+    def leave(self, client: str) -> None:
+        bucket = self._bucket(client)
+        with self._lock:
+            self._counts[bucket] = max(0, self._counts[bucket] - 1)
+
+
+class ClientRate:
+    """How many callback requests a second each client may send: a token bucket per hash
+    bucket of clients, in memory shared by every process forked from the one that made it.
+    A page sends at most one update per view in flight and a poll twice a second — a few
+    dozen a second while a slider is dragged over a quick view; past ``per_second`` (after a
+    burst of ``burst``) a client's requests may be refused at once, before any work."""
+
+    def __init__(self, per_second: float, burst: float, buckets: int = 4096) -> None:
+        self.per_second, self.burst = per_second, burst
+        self._tokens = multiprocessing.RawArray(ctypes.c_double, buckets)
+        self._stamps = multiprocessing.RawArray(ctypes.c_double, buckets)
+        self._lock = multiprocessing.Lock()
+
+    def allow(self, client: str) -> bool:
+        bucket = int(hashlib.sha256(client.encode()).hexdigest()[:8], 16) % len(self._tokens)
+        now = time.monotonic()
+        with self._lock:
+            if self._stamps[bucket] == 0.0:
+                self._tokens[bucket] = self.burst
+            elapsed = max(0.0, now - self._stamps[bucket]) if self._stamps[bucket] else 0.0
+            tokens = min(self.burst, self._tokens[bucket] + elapsed * self.per_second)
+            self._stamps[bucket] = now
+            if tokens < 1.0:
+                self._tokens[bucket] = tokens
+                return False
+            self._tokens[bucket] = tokens - 1.0
+            return True
+
+
+class RequestGate:
+    """Whether a client's callback request may go on: always while it has at most
+    ``concurrent`` in progress (what a page has: its view's update and a poll), past that only
+    within its ``rate``. A client known only by its address always may: a class behind one
+    address must not share one budget. Every :meth:`enter` is followed by a :meth:`leave`."""
+
+    def __init__(self, concurrent: int, rate: ClientRate) -> None:
+        self.concurrent, self.rate = concurrent, rate
+        self._in_progress = ClientSlots(limit=1 << 30)
+
+    def enter(self, client: str) -> bool:
+        if client.startswith(BY_ADDRESS):
+            return True
+        return self._in_progress.enter(client) <= self.concurrent or self.rate.allow(client)
+
+    def leave(self, client: str) -> None:
+        if not client.startswith(BY_ADDRESS):
+            self._in_progress.leave(client)
+
+
+def page_of(body: Any) -> Any:
+    """The page store a callback request carries (``{key}-page``'s data), if any."""
+    if not isinstance(body, dict):
+        return None
+    for entry in body.get("state") or []:
+        if (
+            isinstance(entry, dict)
+            and isinstance(entry.get("id"), str)
+            and entry["id"].endswith("-page")
+            and entry.get("property") == "data"
+        ):
+            return entry.get("value")
+    return None
 
 
 class RateLimitedLog:

@@ -20,6 +20,7 @@ from flask import Flask
 from app.cache import ResultCache
 from app.core import jobs
 from app.core.jobs import Follow, JobLimits, JobOutcome, JobRecord, Jobs, Refusal
+from app.fair import ClientRate, RequestGate, client_of
 from app.job_runner import LocalRunner
 from app.job_store import FolderJobStore
 from app.views import BY_KEY
@@ -117,6 +118,23 @@ def test_fair_use_bounds_each_page_and_the_queue(store):
     (text,) = [t for t in busy.texts if "busy" in t]
     assert text.startswith("The server is busy with other computations: try again in about ")
     assert len(_records(store)) == 3
+
+
+def test_a_client_flooding_requests_is_refused_and_a_page_never():
+    """Past what a page has in progress (an update and a poll), a client's requests are
+    admitted only within its rate; a page's own pace, another client and a class behind one
+    address (no page id) are never refused."""
+    gate = RequestGate(concurrent=2, rate=ClientRate(per_second=0.001, burst=3))
+    greedy, student = "f" * 16, "1" * 16
+    assert gate.enter(greedy) and gate.enter(greedy)  # a page's update and poll
+    admitted = [gate.enter(greedy) for _ in range(6)]  # a script's flood on more connections
+    assert admitted == [True] * 3 + [False] * 3  # its burst, then refused
+    assert gate.enter(student) and gate.enter(student)
+    for _ in range(8):
+        gate.leave(greedy)
+    assert gate.enter(greedy)  # one at a time again: admitted however fast
+    address = client_of(None, "10.0.0.1")
+    assert all(gate.enter(address) for _ in range(20))
 
 
 def test_malformed_requests_queue_nothing(recorded, store):
