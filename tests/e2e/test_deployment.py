@@ -210,3 +210,38 @@ def test_embedding_is_allowed_by_default_and_restricted_by_frame_ancestors(
         plots, frame_url = _embedded_plots(browser, course_page(f"{url}{view.path}?embed=1"), 4000)
         assert plots == 0  # the browser refused to show the app inside this page
         assert not frame_url.startswith(url)
+
+
+def test_the_pages_work_under_a_policy_that_runs_only_the_app_s_scripts(browser, tmp_path):
+    """The Content-Security-Policy names the scripts that may run ('self' and the hashes of
+    Dash's inline ones, no 'unsafe-inline' or 'unsafe-eval'); a view with a background job's
+    parts and the paper-figures page draw under it with no violation, and a script written
+    into the page does not run."""
+    view = BY_KEY["single-neuron"]
+    with servers.gunicorn(log=tmp_path / "gunicorn.log") as (url, _):
+        _, headers, _ = _request(url + view.path)
+        policy = dict(
+            part.strip().split(" ", 1) for part in headers["Content-Security-Policy"].split(";")
+        )
+        sources = policy["script-src"].split()
+        assert sources[0] == "'self'" and all(s.startswith("'sha256-") for s in sources[1:])
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        page = context.new_page()
+        errors = []
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        try:
+            page.goto(f"{url}{view.path}")
+            wait_for_graphs(page, view)
+            page.goto(f"{url}{BY_KEY['networks-map'].path}")
+            page.wait_for_selector("#networks-map-retry", state="attached", timeout=TIMEOUT)
+            page.goto(f"{url}/paper-figures")
+            page.wait_for_selector(".paper-figures .js-plotly-plot", timeout=TIMEOUT)
+            page.evaluate(
+                "() => { const s = document.createElement('script');"
+                " s.textContent = 'window.injected = 1'; document.body.appendChild(s); }"
+            )
+            assert page.evaluate("() => window.injected") is None
+        finally:
+            context.close()
+    violations = [e for e in errors if "Content Security Policy" in e]
+    assert len(violations) == 1 and "inline script" in violations[0], errors
