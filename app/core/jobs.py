@@ -77,6 +77,9 @@ ENDED_SECONDS = 600.0
 #: how long a page's ticket and its job's record may both be missing (a store that restarted)
 #: before the page is told that the computation is lost
 MISSING_GRACE = 5.0
+#: how long a page goes on waiting while the job store is unreachable (a Redis restarting)
+#: before it is told that background computations cannot run now
+UNREACHABLE_GRACE = 10.0
 #: a job that stopped this many times without an answer (its worker died) is not run again
 MAX_TRIES = 2
 
@@ -234,7 +237,8 @@ class JobStatus:
     (with the message a Retry follows)."""
 
     state: str
-    fraction: float = 0.0
+    #: None: unknown for now (the bar keeps what it showed)
+    fraction: float | None = 0.0
     text: str = ""
     message: str = ""
 
@@ -352,6 +356,8 @@ class Jobs:
         self.runner = runner
         self.limits = limits or JobLimits()
         self.clock = clock
+        #: ticket → when this process first found the store unreachable while following it
+        self._unreachable: dict[str, float] = {}
 
     # -- starting ---------------------------------------------------------------------------
 
@@ -470,10 +476,24 @@ class Jobs:
             self.store.join(watchers_key(follow.setting), follow.ticket, TICKET_SECONDS)
             if self.runner is not None:
                 self.runner.wake()
+            self._unreachable.pop(follow.ticket, None)
             return self._describe(record)
         except StoreError as error:
             log.warning("job status unavailable: %s", error)
-            return JobStatus("failed", message=STORE_DOWN)
+            return self._unreachable_status(follow)
+
+    def _unreachable_status(self, follow: Follow) -> JobStatus:
+        """The store did not answer: a Redis restarting is back within a second or two, and
+        the job runs on meanwhile, so the page waits :data:`UNREACHABLE_GRACE` seconds (as
+        this process counts them) before it says that computations cannot run now."""
+        now = self.clock()
+        if len(self._unreachable) > 10_000:  # (pages that went away while it was down)
+            self._unreachable.clear()
+        since = self._unreachable.setdefault(follow.ticket, now)
+        if now - since < UNREACHABLE_GRACE:
+            return JobStatus("waiting", None, "reconnecting to the job store")
+        self._unreachable.pop(follow.ticket, None)
+        return JobStatus("failed", message=STORE_DOWN)
 
     def _missing(self, follow: Follow) -> JobStatus:
         """Neither the page's ticket nor the job's record is known: a store that has just
@@ -605,7 +625,9 @@ class Jobs:
         status = self.status(follow)
         if status.state in ("waiting", "running"):
             return {
-                "progress": min(max(status.fraction, 0.0), 1.0),
+                "progress": (
+                    no_update if status.fraction is None else min(max(status.fraction, 0.0), 1.0)
+                ),
                 "text": status.text[:200],
                 "bar_hidden": False,
                 "retry_hidden": True,

@@ -205,6 +205,26 @@ def test_how_a_job_ends_reaches_the_page(recorded, store):
     assert Follow.parse(retried.job) is not None
 
 
+def test_a_store_away_for_a_moment_keeps_the_page_waiting_then_says_so(recorded):
+    """The job store stops answering (a Redis restarting; here a port where none listens):
+    the page keeps its bar (and its progress) for UNREACHABLE_GRACE seconds, the job running
+    on meanwhile, then says that computations cannot run now, with a Retry."""
+    from app.job_store import RedisJobStore
+    from tests.servers import free_port
+
+    follow = Follow.parse(_ask(recorded).job)
+    now = [1000.0]
+    away = Jobs(RedisJobStore(f"redis://127.0.0.1:{free_port()}/0", timeout=0.2), runner=None)
+    away.clock = lambda: now[0]
+    polled = away.follow(follow.to_data())
+    assert not polled["bar_hidden"] and polled["progress"] is no_update
+    assert not polled["poll_off"] and polled["done"] is no_update
+    now[0] += jobs.UNREACHABLE_GRACE
+    polled = away.follow(follow.to_data())
+    assert polled["poll_off"] and not polled["retry_hidden"]
+    assert JobOutcome.parse(polled["done"]) == JobOutcome(follow.values, False, jobs.STORE_DOWN)
+
+
 @pytest.mark.parametrize("planted", [b"\x80\x04K\x01.", pickle.dumps({"state": "done"}), b"[]"])
 def test_the_store_reads_data_only(store, planted):
     """A pickle or any other non-record planted in the store is read as nothing at all."""
