@@ -21,7 +21,7 @@ that names the variable and what it accepts (a deployment fails loudly, not half
   ``<CACHE_DIR>-jobs``, a folder only the server's user may enter).
 * ``JOB_SLOTS`` (1) — jobs each web process runs at once beside it (without Celery);
   ``JOB_QUEUE`` (8) — computations queued or running at once in all; ``JOBS_PER_CLIENT`` (1)
-  — of those, per page; ``UPDATES_PER_CLIENT`` (2) — a page's updates computed at once;
+  — of those, per page; ``UPDATES_PER_CLIENT`` (1) — a page's updates computed at once;
   ``REQUESTS_PER_SECOND`` (40) — a page's callback requests a second (twice that in a burst);
   ``JOB_TIME_LIMIT`` (3600) — the longest any job may run, in seconds.
 * ``FRAME_ANCESTORS`` — pages allowed to embed the app in an iframe
@@ -149,9 +149,9 @@ class Settings:
     #: computations queued or running at once, in all and per client (a page)
     job_queue: int = 8
     jobs_per_client: int = 1
-    #: a client's updates computed at once (more are answered "busy" at once); a page has one
-    #: in flight, and one more is room for a count left by a web worker killed mid-request
-    updates_per_client: int = 2
+    #: a client's updates computed at once (more are answered "busy" at once): a page has one
+    #: in flight, and a client with two would take both cores of a small server from the class
+    updates_per_client: int = 1
     #: callback requests a second a client may send (twice that in a burst); more get 429
     requests_per_second: int = 40
     #: the longest any background job may run (s); each job's own limit is from its estimate

@@ -15,6 +15,7 @@ import ctypes
 import hashlib
 import logging
 import multiprocessing
+import os
 import re
 import threading
 import time
@@ -29,6 +30,7 @@ __all__ = [
     "RequestGate",
     "client_of",
     "page_of",
+    "process_alive",
 ]
 
 _CLIENT = re.compile(r"[0-9a-f]{16,64}")
@@ -44,47 +46,74 @@ def client_of(page: Any, address: str | None) -> str:
     return BY_ADDRESS + hashlib.sha256(str(address or "?").encode()).hexdigest()[:16]
 
 
+def _bucket(client: str, buckets: int) -> int:
+    return int(hashlib.sha256(client.encode()).hexdigest()[:8], 16) % buckets
+
+
+def process_alive(pid: int) -> bool:
+    """Whether a process with this id runs (one of another user counts as running)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 class ClientSlots:
     """How many requests each client has being computed, shared by every process forked from
-    the one that made it (gunicorn's workers, with ``preload_app``): counters in shared
-    memory, one per hash bucket. A count left by a worker that was killed mid-request is
-    forgotten after ``stale_after`` seconds (longer than any request may take)."""
+    the one that made it (gunicorn's workers, with ``preload_app``): up to ``limit`` holders
+    per hash bucket of clients, in shared memory, each the process id that holds it. A slot
+    whose process died mid-request (a worker killed or timed out) is free again at once."""
 
-    def __init__(self, limit: int, buckets: int = 4096, stale_after: float = 60.0) -> None:
+    def __init__(self, limit: int, buckets: int = 4096) -> None:
         self.limit = limit
-        self.stale_after = stale_after
-        self._counts = multiprocessing.RawArray(ctypes.c_int, buckets)
-        self._stamps = multiprocessing.RawArray(ctypes.c_double, buckets)
+        self._buckets = buckets
+        self._holders = multiprocessing.RawArray(ctypes.c_int, buckets * limit)
         self._lock = multiprocessing.Lock()
 
-    def _bucket(self, client: str) -> int:
-        return int(hashlib.sha256(client.encode()).hexdigest()[:8], 16) % len(self._counts)
+    def _take(self, client: str) -> int | None:
+        base, pid = _bucket(client, self._buckets) * self.limit, os.getpid()
+        with self._lock:
+            for index in range(base, base + self.limit):
+                holder = self._holders[index]
+                if holder == 0 or (holder != pid and not process_alive(holder)):
+                    self._holders[index] = pid
+                    return index
+        return None
 
     @contextlib.contextmanager
     def hold(self, client: str) -> Iterator[bool]:
         """Whether the client may have one more request computed now (held until the block
         ends)."""
-        bucket, now = self._bucket(client), time.time()
-        with self._lock:
-            if self._counts[bucket] > 0 and now - self._stamps[bucket] > self.stale_after:
-                self._counts[bucket] = 0
-            admitted = self._counts[bucket] < self.limit
-            if admitted:
-                self._counts[bucket] += 1
-                self._stamps[bucket] = now
+        index = self._take(client)
         try:
-            yield admitted
+            yield index is not None
         finally:
-            if admitted:
+            if index is not None:
                 with self._lock:
-                    self._counts[bucket] = max(0, self._counts[bucket] - 1)
+                    self._holders[index] = 0
 
     def held(self, client: str) -> int:
-        return self._counts[self._bucket(client)]
+        base = _bucket(client, self._buckets) * self.limit
+        return sum(1 for index in range(base, base + self.limit) if self._holders[index])
+
+
+class ClientCounts:
+    """How many requests each client has in progress (no bound), shared like
+    :class:`ClientSlots`; a count left by a process killed mid-request is forgotten after
+    ``stale_after`` seconds (longer than any request may take)."""
+
+    def __init__(self, buckets: int = 4096, stale_after: float = 60.0) -> None:
+        self.stale_after = stale_after
+        self._counts = multiprocessing.RawArray(ctypes.c_int, buckets)
+        self._stamps = multiprocessing.RawArray(ctypes.c_double, buckets)
+        self._lock = multiprocessing.Lock()
 
     def enter(self, client: str) -> int:
-        """Count one more request of the client (without a bound); how many it has now."""
-        bucket, now = self._bucket(client), time.time()
+        """Count one more request of the client; how many it has now."""
+        bucket, now = _bucket(client, len(self._counts)), time.time()
         with self._lock:
             if self._counts[bucket] > 0 and now - self._stamps[bucket] > self.stale_after:
                 self._counts[bucket] = 0
@@ -93,7 +122,7 @@ class ClientSlots:
             return self._counts[bucket]
 
     def leave(self, client: str) -> None:
-        bucket = self._bucket(client)
+        bucket = _bucket(client, len(self._counts))
         with self._lock:
             self._counts[bucket] = max(0, self._counts[bucket] - 1)
 
@@ -112,7 +141,7 @@ class ClientRate:
         self._lock = multiprocessing.Lock()
 
     def allow(self, client: str) -> bool:
-        bucket = int(hashlib.sha256(client.encode()).hexdigest()[:8], 16) % len(self._tokens)
+        bucket = _bucket(client, len(self._tokens))
         now = time.monotonic()
         with self._lock:
             if self._stamps[bucket] == 0.0:
@@ -135,7 +164,7 @@ class RequestGate:
 
     def __init__(self, concurrent: int, rate: ClientRate) -> None:
         self.concurrent, self.rate = concurrent, rate
-        self._in_progress = ClientSlots(limit=1 << 30)
+        self._in_progress = ClientCounts()
 
     def enter(self, client: str) -> bool:
         if client.startswith(BY_ADDRESS):

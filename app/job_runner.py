@@ -54,7 +54,7 @@ from .core.jobs import (
     watchers_key,
 )
 from .core.updates import failure_text
-from .fair import RateLimitedLog
+from .fair import RateLimitedLog, process_alive
 from .job_store import FolderJobStore, JobStore, RedisJobStore, StoreError
 
 __all__ = ["CeleryRunner", "LocalRunner", "celery_app", "execute", "jobs_for"]
@@ -430,7 +430,7 @@ class LocalRunner:
                 self.cache,
                 self.views,
                 on_stop=_leave_now,
-                server_alive=lambda: _alive(server),
+                server_alive=lambda: process_alive(server),
             )
         return 0
 
@@ -472,16 +472,6 @@ class LocalRunner:
             self.store.swap(key, current.to_data(), back.to_data(), ENDED_SECONDS)
         else:
             self.store.swap(key, current.to_data(), _ended(current, "failed", STOPPED_TWICE), 600)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _leave_now() -> None:

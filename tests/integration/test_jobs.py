@@ -8,6 +8,7 @@ tests/e2e/test_jobs.py."""
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import pickle
 import threading
@@ -20,7 +21,7 @@ from flask import Flask
 from app.cache import ResultCache
 from app.core import jobs
 from app.core.jobs import Follow, JobLimits, JobOutcome, JobRecord, Jobs, Refusal
-from app.fair import ClientRate, RequestGate, client_of
+from app.fair import ClientRate, ClientSlots, RequestGate, client_of
 from app.job_runner import LocalRunner
 from app.job_store import FolderJobStore
 from app.views import BY_KEY
@@ -135,6 +136,27 @@ def test_a_client_flooding_requests_is_refused_and_a_page_never():
     assert gate.enter(greedy)  # one at a time again: admitted however fast
     address = client_of(None, "10.0.0.1")
     assert all(gate.enter(address) for _ in range(20))
+
+
+def test_a_slot_held_by_a_process_that_died_is_free_again():
+    """A web worker killed mid-request never releases its client's slot: the next request
+    of that client is admitted all the same (the slot names its process, which is gone)."""
+    slots = ClientSlots(limit=1)
+    client = "c" * 16
+
+    def die_holding():
+        with slots.hold(client) as admitted:
+            os._exit(0 if admitted else 1)
+
+    child = multiprocessing.get_context("fork").Process(target=die_holding)
+    child.start()
+    child.join(30)
+    assert child.exitcode == 0 and slots.held(client) == 1
+    with slots.hold(client) as admitted:
+        assert admitted
+        with slots.hold(client) as second:
+            assert not second  # the bound itself holds
+    assert slots.held(client) == 0
 
 
 def test_malformed_requests_queue_nothing(recorded, store):
