@@ -85,9 +85,11 @@ class Tally:
 
 
 def _session() -> requests.Session:
-    """A client's connection; the test proxy's certificate is self-signed (tests.servers)."""
+    """A client's connection; the test proxy's certificate is self-signed (tests.servers), and
+    no certificate bundle of the environment applies to it."""
     session = requests.Session()
     session.verify = False
+    session.trust_env = False
     return session
 
 
