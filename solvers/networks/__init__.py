@@ -41,13 +41,16 @@ from ._init import SCALINGS, alpha_from_tau_delta, gaussian_init, kunin_init
 from ._kernels import (
     MAX_FIT_SIZE,
     FeatureLearningFit,
+    akgd_rate,
     equivalent_gamma,
     fit_feature_learning_rate,
     kernel_flow,
     kernel_flow_at,
+    pooled_power,
     power_law_exponent,
     prepare_fit,
     specialization,
+    task_power_exponent,
 )
 from ._limits import LinearLimit, admits_linear_limit, linear_limit
 from ._model import (
@@ -147,6 +150,7 @@ __all__ = [
     "Training",
     "active_units",
     "admits_linear_limit",
+    "akgd_rate",
     "alpha_from_tau_delta",
     "compile_training_loop",
     "data_set",
@@ -169,6 +173,7 @@ __all__ = [
     "ntk",
     "ntk_between",
     "outputs_and_active_units",
+    "pooled_power",
     "power_law_exponent",
     "prepare_fit",
     "regression_line",
@@ -181,6 +186,7 @@ __all__ = [
     "sweep_sigma",
     "sweep_widths",
     "sweep_work",
+    "task_power_exponent",
     "teacher_student",
     "teacher_weights",
     "train",

@@ -14,13 +14,16 @@ from ._model import MAX_ELEMENTS, broadcast_batch, finite_array, positive_array
 __all__ = [
     "MAX_FIT_SIZE",
     "FeatureLearningFit",
+    "akgd_rate",
     "equivalent_gamma",
     "fit_feature_learning_rate",
     "kernel_flow",
     "kernel_flow_at",
+    "pooled_power",
     "power_law_exponent",
     "prepare_fit",
     "specialization",
+    "task_power_exponent",
 ]
 
 
@@ -149,6 +152,26 @@ def kernel_flow_at(
     return g0[..., None, :, :] - shaped
 
 
+def akgd_rate(K0: np.ndarray, K_final: np.ndarray) -> float:
+    """The learning-rate factor of Shan & Bordelon's aKGD (Fig. 1A): kernel gradient descent
+    with the initial NTK K₀ and a learning rate rescaled by the network's final NTK norm,
+    ``‖K_final‖_F / ‖K₀‖_F`` — their "optimistic" baseline, which grants the frozen kernel the
+    growth of the kernel's scale but none of its change of shape (docs/shan-bordelon.md,
+    "aKGD"). The flow with ``c·K₀`` is the frozen flow at times ``c·t`` (:func:`kernel_flow`:
+    K₀ and t enter only as their product), so aKGD is :func:`kernel_flow` at ``c·t``."""
+    K0 = _check_kernel("K0", K0)
+    K_final = _check_kernel("K_final", K_final)
+    if K0.shape != K_final.shape:
+        raise ValueError(
+            f"K0 and K_final must be NTKs on the same points; got shapes {K0.shape} and "
+            f"{K_final.shape}."
+        )
+    initial = float(np.linalg.norm(K0))
+    if initial == 0:
+        raise ValueError("K0 is zero: a frozen zero kernel has no learning rate to rescale.")
+    return float(np.linalg.norm(K_final)) / initial
+
+
 def specialization(K: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Shan & Bordelon's kernel specialization matrix (their eq. 16, Fig. 4): for C outputs,
     ``KSM(c, c') = A(K^{cc}, y^{c'}) / ((1/C) Σ_{c''} A(K^{c''c''}, y^{c'}))`` with the
@@ -192,6 +215,68 @@ def power_law_exponent(values: np.ndarray, *, floor: float = 1e-12) -> float | N
         return None
     slope = np.polyfit(np.log(ranks[keep]), np.log(values[keep]), 1)[0]
     return float(-slope)
+
+
+#: eigenvalues closer than this fraction of the largest form one (near-)degenerate eigenspace:
+#: its eigenvectors are any orthonormal basis of it (the samples' order and rounding pick one),
+#: so the task power along each of them is arbitrary — only their sum is a property of the kernel
+DEGENERATE = 1e-10
+
+
+def pooled_power(
+    eigenvalues: np.ndarray, power: np.ndarray, *, tolerance: float = DEGENERATE
+) -> np.ndarray:
+    """The task power ``v_k² = (u_kᵀy)²`` with every cluster of (near-)equal eigenvalues sharing
+    its cluster's total equally (docs/shan-bordelon.md, "Degenerate spectra").
+
+    ``eigenvalues`` are sorted, largest first (as :func:`solvers.feature_evolution.spectrum`
+    returns them), ``power`` the power along each eigenvector. Neighbours whose gap is at most
+    ``tolerance × max |λ|`` belong to one cluster (a chain of such gaps, too). Within an
+    eigenspace the split of the power between eigenvectors depends on which basis the
+    eigensolver returned — on the order of the samples — while the cluster's total does not:
+    pooled, the power and every exponent fitted to it are the same for any order.
+    """
+    values = finite_array("eigenvalues", eigenvalues, min_ndim=1)
+    power = finite_array("power", power, min_ndim=1)
+    if values.ndim != 1 or power.shape != values.shape:
+        raise ValueError(
+            f"eigenvalues and power must be one-dimensional and of one length; got shapes "
+            f"{values.shape} and {power.shape}."
+        )
+    if np.any(np.diff(values) > 0):
+        raise ValueError("eigenvalues must be sorted, largest first (as spectrum() returns them).")
+    if not np.isfinite(tolerance) or tolerance < 0:
+        raise ValueError(f"tolerance must be a number >= 0; got {tolerance!r}.")
+    if values.size == 0:
+        return power.copy()
+    scale = float(np.max(np.abs(values)))
+    starts = np.concatenate([[True], -np.diff(values) > tolerance * scale])
+    cluster = np.cumsum(starts) - 1
+    totals = np.bincount(cluster, weights=power)
+    sizes = np.bincount(cluster)
+    return (totals / sizes)[cluster]
+
+
+def task_power_exponent(
+    eigenvalues: np.ndarray,
+    power: np.ndarray,
+    *,
+    floor: float = 1e-12,
+    tolerance: float = DEGENERATE,
+) -> float | None:
+    """The exponent a of the task power ``v_k² ∝ k^{−a}`` along a kernel's eigenvectors (Shan &
+    Bordelon Fig. 1E), independent of the order of the samples.
+
+    The power of (near-)equal eigenvalues is pooled first (:func:`pooled_power`), and only the
+    ranks whose eigenvalue is resolved — above ``floor`` × the largest, as for b — are fitted
+    (:func:`power_law_exponent`): below it the eigenvalues are rounding, their order says
+    nothing and their eigenvectors are arbitrary. None with fewer than three such ranks (a
+    kernel of rank one or two has no power law).
+    """
+    pooled = pooled_power(eigenvalues, power, tolerance=tolerance)
+    values = np.asarray(eigenvalues, dtype=float)
+    resolved = int(np.count_nonzero(values > floor * max(float(np.max(values)), 0.0)))
+    return power_law_exponent(pooled[:resolved], floor=floor) if resolved >= 3 else None
 
 
 def equivalent_gamma(

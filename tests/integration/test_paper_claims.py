@@ -32,6 +32,14 @@ def test_the_card_shows_its_claim(card, cache):
     assert not re.search(r"(^|[\s=(≤≥<>])-\d|\de-\d", evidence.found), "a true minus sign"
 
 
+def test_every_figure_preset_has_a_claim():
+    """A card without a claim could show anything: each figure preset must say what its figure
+    shows, and the test above checks it on the card's data."""
+    unclaimed = [card.key for card in pf.CARDS if card.preset.claim is None]
+    assert not unclaimed, f"figure presets without a claim: {unclaimed}"
+    assert len(CLAIMED) == len(pf.CARDS) > 0
+
+
 def test_claims_are_single_sentences_and_differences_plain_words():
     for card in CLAIMED:
         text = card.preset.claim.text

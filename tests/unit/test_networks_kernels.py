@@ -333,3 +333,107 @@ def test_outputs_and_active_units_come_from_one_pass():
     with pytest.raises(ValueError, match="at most"):
         big = nw.kunin_init(2, 2000, tau=np.ones(10), delta=0.0)
         nw.outputs_and_active_units(big, np.ones((1900, 2)))
+
+
+def _degenerate_kernel(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """(K, U): a power-law spectrum λ_k = k^−1.5 (k = 1…30) whose ranks 4–9 are one
+    six-fold eigenvalue and ranks 15–18 another, in a random orthonormal basis U."""
+    values = np.arange(1, 31, dtype=float) ** -1.5
+    values[3:9] = values[3]
+    values[14:18] = values[14]
+    basis, _ = np.linalg.qr(rng.standard_normal((30, 30)))
+    return (basis * values) @ basis.T, basis
+
+
+def test_pooled_power_is_each_eigenspace_s_share_of_the_target():
+    rng = np.random.default_rng(11)
+    K, basis = _degenerate_kernel(rng)
+    y = rng.standard_normal(30)
+    spectrum = fe.spectrum(K, y)
+    pooled = nw.pooled_power(spectrum.eigenvalues, spectrum.power)
+    # the reference: y projected on each eigenspace of the construction, shared equally
+    expected = (basis.T @ y) ** 2
+    for block in (slice(3, 9), slice(14, 18)):
+        expected[block] = np.sum(expected[block]) / (block.stop - block.start)
+    np.testing.assert_allclose(pooled, expected, rtol=1e-8)
+    np.testing.assert_allclose(np.sum(pooled), y @ y, rtol=1e-12)
+    # a spectrum without ties is left as it is
+    distinct = fe.spectrum((basis * np.arange(1, 31.0) ** -1.5) @ basis.T, y)
+    np.testing.assert_array_equal(
+        nw.pooled_power(distinct.eigenvalues, distinct.power), distinct.power
+    )
+
+
+def test_task_power_exponent_does_not_depend_on_the_order_of_the_samples():
+    rng = np.random.default_rng(12)
+    K, _ = _degenerate_kernel(rng)
+    y = rng.standard_normal(30)
+    pooled, raw = [], []
+    for _ in range(6):
+        order = rng.permutation(30)
+        spectrum = fe.spectrum(K[np.ix_(order, order)], y[order])
+        pooled.append(nw.task_power_exponent(spectrum.eigenvalues, spectrum.power))
+        raw.append(nw.power_law_exponent(spectrum.power))
+    assert np.ptp(pooled) < 1e-9 * abs(pooled[0])
+    assert np.ptp(raw) > 0.01  # without pooling the basis inside each eigenspace shows through
+
+
+def test_a_rank_one_ntk_has_no_task_power_law_whatever_the_order():
+    # Issue #19's case: a two-layer linear network on 1-d data has the NTK c·xxᵀ (rank one);
+    # its other eigenvalues are rounding, and the power along them was split at random
+    setting = nw.scenario(
+        "line",
+        n=20,
+        activation="linear",
+        width=30,
+        init="parallel",
+        scaling="mean_field",
+        lr=0.02,
+        steps=200,
+        seed=4,
+    )
+    final = setting.train(records=2).final
+    X, y = setting.data.X, setting.data.y[:, 0]
+    rng = np.random.default_rng(4)
+    found, raw = set(), set()
+    for _ in range(4):
+        order = rng.permutation(y.size)
+        K = nw.ntk(final, X[order], layer_lrs=setting.layer_lrs)
+        spectrum = fe.spectrum(K, y[order])
+        found.add(nw.task_power_exponent(spectrum.eigenvalues, spectrum.power))
+        raw.add(nw.power_law_exponent(spectrum.power))
+        assert nw.power_law_exponent(spectrum.eigenvalues) is None
+    assert found == {None}
+    assert len(raw) > 1  # the unpooled fit read the rounding's basis: 1.49 to 1.97 here
+
+
+def test_pooling_refuses_what_it_cannot_read():
+    with pytest.raises(ValueError, match="largest first"):
+        nw.pooled_power(np.array([1.0, 2.0]), np.array([1.0, 1.0]))
+    with pytest.raises(ValueError, match="one length"):
+        nw.pooled_power(np.array([2.0, 1.0]), np.array([1.0]))
+
+
+def test_akgd_is_the_frozen_flow_of_the_rescaled_kernel():
+    # aKGD (Shan & Bordelon Fig. 1A): the frozen flow with K₀ scaled by ‖K_T‖/‖K₀‖; the network
+    # view computes it as the frozen flow at rescaled times — the same thing, checked here
+    # against the flow of the scaled kernel itself, on training and test points
+    samples, tests = 6, 4
+    whole = _psd(samples + tests)
+    K0, cross = whole[:samples, :samples], whole[samples:, :samples]
+    K_final = _psd(samples) * 3.0
+    rate = nw.akgd_rate(K0, K_final)
+    assert rate == pytest.approx(np.sqrt(np.sum(K_final**2) / np.sum(K0**2)), rel=1e-13)
+    f0, y = RNG.standard_normal(samples), RNG.standard_normal(samples)
+    g0 = RNG.standard_normal(tests)
+    t = np.array([0.0, 0.5, 3.0, 20.0])
+    np.testing.assert_allclose(
+        nw.kernel_flow(K0, f0, y, rate * t), nw.kernel_flow(rate * K0, f0, y, t), rtol=1e-12
+    )
+    moved = nw.kernel_flow_at(K0, cross, f0, g0, y, rate * t)
+    scaled = nw.kernel_flow_at(rate * K0, rate * cross, f0, g0, y, t)
+    np.testing.assert_allclose(moved, scaled, rtol=1e-10)
+    with pytest.raises(ValueError, match="same points"):
+        nw.akgd_rate(K0, _psd(samples + 1))
+    with pytest.raises(ValueError, match="zero"):
+        nw.akgd_rate(np.zeros((3, 3)), _psd(3))

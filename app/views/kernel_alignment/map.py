@@ -22,8 +22,8 @@ from ...core.presets import Preset
 from ...core.state import choice, integer, number, switch
 from ...core.view import View
 from ...ui.figures import thin
+from . import claims, trajectory
 from . import map_plots as plots
-from . import trajectory
 
 TRAJECTORY = trajectory.VIEW.spec.by_name
 
@@ -124,6 +124,9 @@ PRESETS = (
         {"axis": "a", "b": 1.2, "a": 1.5, "samples": 64},
         figure="Fig. 2C–D",
         panel="sweep",
+        claim=claims.FIG_2CD,
+        paper_setting=claims.FIG_2_PAPER,
+        differs=claims.POWER_LAW_DIFFERS + " Here the map runs over the task power a as well.",
     ),
     Preset(
         "over-gamma-kernel-decay-b",

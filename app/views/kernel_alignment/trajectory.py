@@ -15,16 +15,23 @@ from dataclasses import dataclass
 import numpy as np
 
 from solvers import feature_evolution as fe
+from solvers import infinite_width as iw
+from solvers import networks as nw
 from solvers import step_budget
 
 from ...core.downloads import Tables, columns_of
 from ...core.frames import Frames
 from ...core.presets import Preset
-from ...core.state import integer, number, switch
+from ...core.state import choice, integer, number, switch
 from ...core.view import View
 from ...ui.figures import plot_times
+from . import claims
 from . import trajectory_plots as plots
 
+#: the tasks: a power law of chosen exponents, or Shan & Bordelon's Fig. 2 kernel of the digits
+TASKS = ("power", "digits")
+#: weight layers of the digits task's ReLU NTK (their Fig. 2: "depth 3")
+DIGITS_DEPTH = 3
 #: hard caps that keep one request cheap whatever it asks for
 MAX_SAMPLES = 300
 CURVE_POINTS = 400
@@ -60,13 +67,25 @@ class Controls:
         log=True,
         help="Rescales time only: the flow depends on η·t",
     )
+    task: str = choice(
+        "task",
+        "power",
+        TASKS,
+        (
+            "power law: λ_k = k^−b, v_k² = k^−a",
+            f"digits, even against odd: the depth-{DIGITS_DEPTH} ReLU NTK",
+        ),
+        help="The digits task is Shan & Bordelon's Fig. 2: K₀ the infinite-width ReLU NTK of "
+        "the 8 × 8 digits, y = ±1 (a and b are then those of that kernel)",
+    )
     a: float = number(
         "task-power exponent a  (v_k² ∝ k^−a)",
         1.5,
         0.2,
         4.0,
         step=0.05,
-        help="How fast the target's power falls off along the kernel's eigenvectors",
+        help="How fast the target's power falls off along the kernel's eigenvectors (power "
+        "law only)",
     )
     b: float = number(
         "eigenvalue exponent b  (λ_k ∝ k^−b)",
@@ -74,7 +93,7 @@ class Controls:
         0.0,
         3.0,
         step=0.05,
-        help="How fast the initial kernel's eigenvalues fall off",
+        help="How fast the initial kernel's eigenvalues fall off (power law only)",
     )
     samples: int = integer(
         "number of samples P",
@@ -84,7 +103,12 @@ class Controls:
         help=f"Size of the P×P kernel (at most {MAX_SAMPLES})",
     )
     seed: int = integer(
-        "random seed", 0, 0, 99, help="Draws the eigenvectors of K₀ and the signs of the target"
+        "random seed",
+        0,
+        0,
+        99,
+        help="Draws the eigenvectors of K₀ and the signs of the target (the digits: which P "
+        "images)",
     )
     horizon: float = number("time horizon", 1000.0, 1.0, 1e6, log=True)
     log_time: bool = switch("logarithmic time axis", True)
@@ -94,13 +118,80 @@ class Controls:
 
 GROUPS = (
     ("Feature learning", ("gamma", "eta")),
-    ("Power-law task", ("a", "b", "samples", "seed")),
+    ("Task", ("task", "a", "b", "samples", "seed")),
     ("Time and gradient descent", ("horizon", "log_time", "descent", "lr")),
 )
 
 #: the Fig. 2 presets' card on the paper-figures page: the loss, feature learning against a
-#: frozen kernel
-FIG_2 = {"figure": "Fig. 2", "panel": "loss"}
+#: frozen kernel, on the power-law task
+FIG_2 = {
+    "figure": "Fig. 2",
+    "panel": "loss",
+    "paper_setting": claims.FIG_2_PAPER,
+    "differs": claims.POWER_LAW_DIFFERS,
+}
+
+#: Shan & Bordelon's own Fig. 2 kernel: the depth-3 ReLU NTK of the digits, even against odd
+DIGITS = {"task": "digits", "samples": MAX_SAMPLES, "horizon": 100.0, "descent": False}
+DIGITS_CARD = {"paper_setting": claims.FIG_2_PAPER, "differs": claims.DIGITS_DIFFERS}
+
+DIGITS_PRESETS = (
+    Preset(
+        "fig-2a-digits-ntk-eigenvalues",
+        "Fig. 2A — the digits' ReLU NTK: eigenvalues of K₀ and K∞",
+        "K₀ the infinite-width depth-3 ReLU NTK of 300 digits, even against odd; γ = 0.3, "
+        "past the threshold: the spike γyyᵀ lifts the top eigenvalues only.",
+        DIGITS | {"gamma": 0.3},
+        figure="Fig. 2A",
+        panel="spectrum",
+        claim=claims.FIG_2A,
+        **DIGITS_CARD,
+    ),
+    Preset(
+        "fig-2b-digits-ntk-task-power",
+        "Fig. 2B — the digits' ReLU NTK: task power along K₀ and K∞",
+        "The same kernel and γ: along K∞'s eigenvectors the target's power sits in the top "
+        "mode and falls off much faster.",
+        DIGITS | {"gamma": 0.3},
+        figure="Fig. 2B",
+        panel="task",
+        claim=claims.FIG_2B,
+        **DIGITS_CARD,
+    ),
+    Preset(
+        "fig-2c-d-digits-ntk-threshold",
+        "Fig. 2C–D — the digits' ReLU NTK: the threshold γ*",
+        "The top eigenvector's overlap with y and A∞ over γ: a sharp turn at γ* ≈ 0.09 (0.3 "
+        "on MNIST in the paper).",
+        DIGITS | {"gamma": 0.1},
+        figure="Fig. 2C–D",
+        panel="sweep",
+        claim=claims.FIG_2CD_DIGITS,
+        **DIGITS_CARD,
+    ),
+    Preset(
+        "fig-2e-digits-ntk-alignment",
+        "Fig. 2E — the digits' ReLU NTK: alignment over time",
+        "γ = 0.3: A(t) climbs from A₀ ≈ 0.04 to A∞ ≈ 0.94 within a few 1/c₁; the frozen kernel "
+        "stays at A₀.",
+        DIGITS | {"gamma": 0.3},
+        figure="Fig. 2E",
+        panel="alignment",
+        claim=claims.FIG_2E,
+        **DIGITS_CARD,
+    ),
+    Preset(
+        "fig-2f-digits-ntk-loss",
+        "Fig. 2F — the digits' ReLU NTK: the loss, exponential then power law",
+        "γ = 3: an exponential phase along K∞'s top mode, then a power law far below kernel "
+        "gradient descent.",
+        DIGITS | {"gamma": 3.0},
+        figure="Fig. 2F",
+        panel="loss",
+        claim=claims.FIG_2_STRONG,
+        **DIGITS_CARD,
+    ),
+)
 
 PRESETS = (
     Preset(
@@ -109,6 +200,7 @@ PRESETS = (
         "γ = 0.01: the kernel barely moves; loss and alignment "
         "stay those of kernel gradient descent.",
         {"gamma": 0.01, "lr": 0.5, "horizon": 1000.0},
+        claim=claims.FIG_2_KERNEL,
         **FIG_2,
     ),
     Preset(
@@ -116,6 +208,7 @@ PRESETS = (
         "Fig. 2 — near the threshold γ*",
         "γ = 0.2: K∞'s top eigenvector turns towards y; A∞ half-way between A₀ and 1.",
         {"gamma": 0.2, "lr": 0.3, "horizon": 1000.0},
+        claim=claims.FIG_2_THRESHOLD,
         **FIG_2,
     ),
     Preset(
@@ -123,17 +216,22 @@ PRESETS = (
         "Fig. 2 — strong feature learning (large γ)",
         "γ = 30: A → 1 almost at once; an exponential phase, then a power law.",
         {"gamma": 30.0, "lr": 0.005, "horizon": 1000.0},
+        claim=claims.FIG_2_STRONG,
         **FIG_2,
     ),
     Preset(
         "fig-2-a-b-spectra-before-and-after",
         "Fig. 2 A–B — spectra before and after",
-        "P = 300, γ = 1: only the top eigenvalue of K∞ "
-        "moves, the task power falls off much faster.",
+        "P = 300, γ = 1: only the top few eigenvalues of K∞ move, the task power falls off "
+        "much faster.",
         {"gamma": 1.0, "samples": 300, "descent": False, "horizon": 1e4},
         figure="Fig. 2 A–B",
         panel="spectrum",
+        claim=claims.FIG_2AB,
+        paper_setting=claims.FIG_2_PAPER,
+        differs=claims.POWER_LAW_DIFFERS,
     ),
+    *DIGITS_PRESETS,
     Preset(
         "hard-task-flat-task-power-a-1-1-b-2",
         "Hard task: flat task power (a = 1.1, b = 2)",
@@ -161,7 +259,9 @@ INTRO = (
     r"K_\infty = K_0 + \gamma yy^\top.$$"
     "\n\n"
     r"The task is a power law: $K_0$ has eigenvalues $\lambda_k = k^{-b}$ and the target has "
-    r"power $v_k^2 = k^{-a}$ along them. Every curve is the exact solution; open circles are the "
+    r"power $v_k^2 = k^{-a}$ along them — or, as in Shan & Bordelon's Fig. 2, $K_0$ is the "
+    r"infinite-width depth-3 ReLU NTK of the digits and $y = \pm 1$ says even or odd. Every "
+    r"curve is the exact solution; open circles are the "
     r"discrete updates $\Delta \leftarrow \Delta - \mathrm{lr}\,\eta K\Delta$, "
     r"$K \leftarrow (I + \mathrm{lr}\,\gamma\eta\Delta\Delta^\top)K(I + \mathrm{lr}\,\gamma\eta"
     r"\Delta\Delta^\top)$."
@@ -210,10 +310,15 @@ class Run:
     catch_up: float  #: when kernel gradient descent reaches the exact flow's last loss
     stable_lr: float  #: a step size below which gradient descent stays stable
     descent: Descent | None = None
+    #: the task power's exponent a along K₀'s and K∞'s eigenvectors (NaN where no fit)
+    task_exponents: tuple[float, float] = (math.nan, math.nan)
 
 
 def task(controls: Controls) -> fe.Setup:
-    """The power-law task of these controls (the map builds its cells the same way)."""
+    """The task of these controls: a power law (the map builds its cells the same way), or the
+    infinite-width ReLU NTK of the digits, even against odd (Shan & Bordelon Fig. 2)."""
+    if controls.task == "digits":
+        return iw.digits_setup(controls.samples, depth=DIGITS_DEPTH, seed=controls.seed)
     return fe.setup(samples=controls.samples, a=controls.a, b=controls.b, seed=controls.seed)
 
 
@@ -250,6 +355,13 @@ def _descent(controls: Controls, setup: fe.Setup) -> Descent:
     return Descent(Path.of(run), steps, budget.cap, budget.capped)
 
 
+def task_exponent(spectrum: fe.Spectrum) -> float:
+    """a of ``v_k² ∝ k^−a`` along the spectrum's eigenvectors, pooled over equal eigenvalues
+    (:func:`solvers.networks.task_power_exponent`); NaN where there is no power law."""
+    found = nw.task_power_exponent(spectrum.eigenvalues, spectrum.power)
+    return math.nan if found is None else found
+
+
 def compute(controls: Controls) -> Run:
     setup = task(controls)
     gamma, eta = controls.gamma, controls.eta
@@ -266,6 +378,7 @@ def compute(controls: Controls) -> Run:
         catch_up=fe.kernel_descent_time(setup.initial, float(rich.loss[-1]), eta=eta),
         stable_lr=fe.stable_lr(setup.K0, setup.y, eta=eta, gamma=gamma),
         descent=_descent(controls, setup) if controls.descent else None,
+        task_exponents=(task_exponent(setup.initial), task_exponent(final)),
     )
 
 

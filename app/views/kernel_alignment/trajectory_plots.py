@@ -226,8 +226,8 @@ PANELS = (
         "task",
         "Task power along the eigenvectors",
         r"$v_k^2 = (u_k^\top y)^2$ for the eigenvectors $u_k$ of $K_0$ ($\propto k^{-a}$ by "
-        r"construction) and of $K_\infty$: after feature learning the target sits in the top "
-        r"modes and the task power falls off much faster (Fig. 2B).",
+        r"construction on the power-law task) and of $K_\infty$: after feature learning the "
+        r"target sits in the top modes and the task power falls off much faster (Fig. 2B).",
         draw_task,
     ),
     Panel(

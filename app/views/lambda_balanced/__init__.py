@@ -1,14 +1,19 @@
 """λ-balanced two-layer linear networks (Dominé et al., *From lazy to rich*): their trajectory
-view and the λ × architecture map. Solver: :mod:`solvers.lambda_balanced`; theory:
-docs/theory.md §3."""
+view, several λ side by side on one task or tasks in turn, the λ × architecture map and the
+transfer map. Solvers: :mod:`solvers.lambda_balanced` (its task sequences included);
+theory: docs/theory.md §3, docs/lambda-balanced-applications.md."""
 
 from solvers import lambda_balanced
 
 from ...core.model import Model
 from ...core.presets import Paper
 from .map import VIEW as MAP
+from .sequences import VIEW as SEQUENCES
 from .trajectory import VIEW as TRAJECTORY
+from .transfer import VIEW as TRANSFER
 
 PAPER = Paper("Dominé et al.", "From lazy to rich", "λ-balanced two-layer linear networks")
 
-MODEL = Model(order=3, paper=PAPER, views=(TRAJECTORY, MAP), solver=lambda_balanced)
+MODEL = Model(
+    order=3, paper=PAPER, views=(TRAJECTORY, SEQUENCES, MAP, TRANSFER), solver=lambda_balanced
+)

@@ -19,8 +19,8 @@ from ...core.presets import Preset
 from ...core.state import choice, integer, number, switch
 from ...core.view import View
 from ...ui.figures import thin
+from . import claims, trajectory
 from . import map_plots as plots
-from . import trajectory
 
 TRAJECTORY = trajectory.VIEW.spec.by_name
 #: the grid stays inside the trajectory view's ranges, so a clicked cell opens unclamped
@@ -129,6 +129,9 @@ PRESETS = (
         {"t": 1000.0, "spread": 10.0, "count": 11, "scale": 0.1},
         figure="Fig. 5B",
         panel="lines",
+        claim=claims.FIG_5B,
+        differs=claims.FIG_5B_DIFFERS,
+        paper_setting=claims.FIG_5_PAPER,
     ),
     Preset(
         "early-the-delayed-rich-side-is-still-lazy",

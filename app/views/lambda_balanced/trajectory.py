@@ -23,6 +23,7 @@ from ...core.presets import Preset
 from ...core.state import choice, integer, number, switch
 from ...core.view import View
 from ...ui.figures import plot_times
+from . import claims
 from . import trajectory_plots as plots
 
 #: hard caps that keep one request cheap whatever it asks for
@@ -123,6 +124,9 @@ PRESETS = (
         FUNNEL | {"lam": 10.0, "horizon": 3.0, "lr": 0.01},
         figure="Fig. 5",
         panel="kernel",
+        claim=claims.LAZY_FUNNEL,
+        differs=claims.FIG_5_DIFFERS,
+        paper_setting=claims.FIG_5_PAPER,
     ),
     Preset(
         "fig-5-funnel-lambda-minus-10-delayed-rich",
@@ -131,6 +135,9 @@ PRESETS = (
         FUNNEL | {"lam": -10.0, "horizon": 300.0, "log_time": True, "descent": False},
         figure="Fig. 5",
         panel="kernel",
+        claim=claims.DELAYED_FUNNEL,
+        differs=claims.FIG_5_DIFFERS,
+        paper_setting=claims.FIG_5_PAPER,
     ),
     Preset(
         "fig-5-inverted-funnel-lambda-plus-10-delayed-rich",
@@ -139,6 +146,9 @@ PRESETS = (
         INVERTED | {"lam": 10.0, "horizon": 300.0, "log_time": True, "descent": False},
         figure="Fig. 5",
         panel="kernel",
+        claim=claims.DELAYED_INVERTED,
+        differs=claims.FIG_5_DIFFERS,
+        paper_setting=claims.FIG_5_PAPER,
     ),
     Preset(
         "fig-5-inverted-funnel-lambda-minus-10-lazy",
@@ -147,6 +157,9 @@ PRESETS = (
         INVERTED | {"lam": -10.0, "horizon": 3.0, "lr": 0.01},
         figure="Fig. 5",
         panel="kernel",
+        claim=claims.LAZY_INVERTED,
+        differs=claims.FIG_5_DIFFERS,
+        paper_setting=claims.FIG_5_PAPER,
     ),
     Preset(
         "fig-4-semantic-hierarchy-lambda-0-rich",
@@ -155,6 +168,9 @@ PRESETS = (
         HIERARCHY | {"lam": 0.0, "scale": 0.01},
         figure="Fig. 4",
         panel="rsm_in",
+        claim=claims.RICH_HIERARCHY,
+        differs=claims.FIG_4_DIFFERS,
+        paper_setting=claims.FIG_4_PAPER,
     ),
     Preset(
         "fig-4-semantic-hierarchy-lambda-plus-10-tree-in-w-1-only",
@@ -163,27 +179,55 @@ PRESETS = (
         HIERARCHY | {"lam": 10.0, "scale": 0.1, "horizon": 5.0, "lr": 0.01},
         figure="Fig. 4",
         panel="rsm_in",
+        claim=claims.TREE_IN_FIRST_LAYER,
+        differs=claims.FIG_4_DIFFERS,
+        paper_setting=claims.FIG_4_PAPER,
     ),
     Preset(
         "fig-4-semantic-hierarchy-lambda-minus-10-tree-in-w-2-only",
         "Fig. 4 — semantic hierarchy, λ = −10: tree in W₂ only",
-        "Large first layer: W₁ᵀW₁ stays ≈ |λ|I (lazy) while W₂W₂ᵀ holds the hierarchy.",
+        "Large first layer: W₁ᵀW₁ stays ≈ |λ|I (lazy) while the small W₂W₂ᵀ holds the task's "
+        "structure, the tree's levels.",
         HIERARCHY | {"lam": -10.0, "scale": 0.1, "horizon": 5.0, "lr": 0.01},
         figure="Fig. 4",
         panel="rsm_out",
+        claim=claims.TREE_IN_READ_OUT,
+        differs=claims.FIG_4_DIFFERS,
+        paper_setting=claims.FIG_4_PAPER,
+    ),
+    Preset(
+        "fig-3a-exponential-singular-values-aligned-lambda-minus-10",
+        "Fig. 3A — exponential singular values (aligned, λ = −10)",
+        "Task-aligned with a large first layer: every mode rises exponentially and at once (lazy).",
+        ALIGNED | {"lam": -10.0, "horizon": 2.0, "lr": 0.01},
+        figure="Fig. 3A",
+        panel="singular",
+        claim=claims.FIG_3_LAZY,
+        differs=claims.FIG_3_DIFFERS,
+        paper_setting=claims.FIG_3_PAPER,
     ),
     Preset(
         "sigmoidal-singular-values-aligned-lambda-0",
-        "Sigmoidal singular values (aligned, λ = 0)",
+        "Fig. 3B — sigmoidal singular values (aligned, λ = 0)",
         "Task-aligned and small: each mode is "
         "learned in a sudden sigmoidal step, largest first (rich).",
         ALIGNED | {"lam": 0.0},
+        figure="Fig. 3B",
+        panel="singular",
+        claim=claims.FIG_3B,
+        differs=claims.FIG_3_DIFFERS,
+        paper_setting=claims.FIG_3_PAPER,
     ),
     Preset(
         "exponential-singular-values-aligned-lambda-10",
-        "Exponential singular values (aligned, λ = 10)",
+        "Fig. 3C — exponential singular values (aligned, λ = 10)",
         "Task-aligned with a large λ: every mode rises exponentially and at once (lazy).",
         ALIGNED | {"lam": 10.0, "horizon": 2.0, "lr": 0.01},
+        figure="Fig. 3C",
+        panel="singular",
+        claim=claims.FIG_3_LAZY,
+        differs=claims.FIG_3_DIFFERS,
+        paper_setting=claims.FIG_3_PAPER,
     ),
 )
 

@@ -202,10 +202,16 @@ class Curves:
 
 @dataclass(frozen=True)
 class Baseline:
-    """Kernel gradient descent with the NTK frozen at initialisation, at the recorded times."""
+    """Kernel gradient descent with the NTK frozen at initialisation (Shan & Bordelon's KGD),
+    and with its learning rate rescaled by the final NTK's norm (their aKGD, Fig. 1A), at the
+    recorded times."""
 
     loss: np.ndarray
     test_loss: np.ndarray | None
+    #: aKGD's factor ‖K_final‖_F/‖K₀‖_F (:func:`solvers.networks.akgd_rate`)
+    rescale: float = 1.0
+    rescaled_loss: np.ndarray | None = None
+    rescaled_test_loss: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -342,12 +348,18 @@ class Run:
     unfitted: str | None = None
 
 
-def _baseline(scenario: nw.Scenario, t: np.ndarray) -> tuple[Baseline | None, np.ndarray]:
-    """The frozen-NTK flow (mean-square loss only) and the initial NTK."""
+def _baseline(scenario: nw.Scenario, t: np.ndarray, K0: np.ndarray, K1: np.ndarray):
+    """The frozen-NTK flow and aKGD, the same flow at times ``rescale·t`` (the kernel scaled
+    by the final NTK's norm), both from one call (mean-square loss only; else None)."""
     if scenario.loss != "mse":
-        return None, nw.ntk(scenario.net, scenario.data.X, layer_lrs=scenario.layer_lrs)
-    frozen = scenario.frozen_kernel(t)
-    return Baseline(frozen.loss, frozen.test_loss), frozen.K0
+        return None
+    rescale = nw.akgd_rate(K0, K1)
+    frozen = scenario.frozen_kernel(np.concatenate([t, rescale * t]))
+    loss, rescaled = np.split(frozen.loss, 2)
+    test, rescaled_test = (None, None)
+    if frozen.test_loss is not None:
+        test, rescaled_test = np.split(frozen.test_loss, 2)
+    return Baseline(loss, test, rescale, rescaled, rescaled_test)
 
 
 def _bridge(scenario: nw.Scenario, t: np.ndarray) -> Bridge | None:
@@ -360,18 +372,18 @@ def _bridge(scenario: nw.Scenario, t: np.ndarray) -> Bridge | None:
     return Bridge(dense, limit.loss, limit.test_loss, limit.zeta, limit.parameter_distance)
 
 
-def _exponent(values: np.ndarray) -> float:
-    found = nw.power_law_exponent(values)
-    return math.nan if found is None else found
+def _exponents(spectrum: fe.Spectrum) -> tuple[float, float]:
+    """(b, a): the eigenvalues' exponent and the task power's, pooled over (near-)equal
+    eigenvalues so that it does not depend on the order of the samples (NaN where no fit)."""
+    values = spectrum.eigenvalues
+    found = nw.power_law_exponent(values), nw.task_power_exponent(values, spectrum.power)
+    return tuple(math.nan if exponent is None else exponent for exponent in found)
 
 
 def _spectra(scenario: nw.Scenario, K0: np.ndarray, K1: np.ndarray) -> Spectra:
     y = scenario.data.y.reshape(-1)
     before, after = fe.spectrum(K0, y), fe.spectrum(K1, y)
-    exponents = tuple(
-        _exponent(values)
-        for values in (before.eigenvalues, before.power, after.eigenvalues, after.power)
-    )
+    exponents = (*_exponents(before), *_exponents(after))
     return Spectra(before.eigenvalues, before.power, after.eigenvalues, after.power, exponents)
 
 
@@ -476,11 +488,12 @@ def _train(scenario: nw.Scenario, setting: Setting, report: Report) -> nw.Traini
 
 def _kernel_parts(scenario: nw.Scenario, run: nw.Training, curves: Curves, report: Report):
     """(baseline, bridge, spectra, specialization, fit, omitted notes)."""
-    report(0.82, "the frozen-NTK baseline")
-    baseline, K0 = _baseline(scenario, curves.t)
+    report(0.82, "the frozen-NTK baselines")
+    K0 = nw.ntk(scenario.net, scenario.data.X, layer_lrs=scenario.layer_lrs)
+    K1 = nw.ntk(run.final, scenario.data.X, layer_lrs=scenario.layer_lrs)
+    baseline = _baseline(scenario, curves.t, K0, K1)
     bridge = _bridge(scenario, curves.t)
     report(0.88, "the NTK's spectra")
-    K1 = nw.ntk(run.final, scenario.data.X, layer_lrs=scenario.layer_lrs)
     spectra = _spectra(scenario, K0, K1) if np.any(scenario.data.y != 0) else None
     specialization = None
     if scenario.net.d_out > 1:

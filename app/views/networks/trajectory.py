@@ -292,6 +292,15 @@ def tables(controls: Controls, run: Run) -> Tables:
         found["exact kernel gradient descent (frozen NTK)"] = _present(
             {"t": curves.t, "loss": baseline.loss, "test_loss": baseline.test_loss}
         )
+        if baseline.rescaled_loss is not None:
+            found["aKGD (frozen NTK, rate rescaled by the final NTK norm)"] = _present(
+                {
+                    "t": curves.t,
+                    "rate": np.full(curves.t.size, baseline.rescale),
+                    "loss": baseline.rescaled_loss,
+                    "test_loss": baseline.rescaled_test_loss,
+                }
+            )
     if run.bridge is not None:
         found["exact finite width (linear limit)"] = _present(
             columns_of(run.bridge, ("t", "loss", "test_loss", "zeta", "parameter_distance"))

@@ -89,6 +89,10 @@ def draw_loss(controls: Controls, run: Run) -> Figure:
         if baseline.test_loss is not None:
             test = np.maximum(baseline.test_loss, floor)
             data.append(_curve(controls, t, test, "frozen NTK, test", FROZEN, dash="dash"))
+        if baseline.rescaled_loss is not None:  # Shan & Bordelon's aKGD (Fig. 1A)
+            rescaled = np.maximum(baseline.rescaled_loss, floor)
+            name = f"aKGD (rate × {baseline.rescale:.2g})"
+            data.append(_curve(controls, t, rescaled, name, FROZEN, dash="dot"))
     if bridge is not None:
         name = "exact (finite width)"
         data.append(_curve(controls, bridge.t, np.maximum(bridge.loss, floor), name, EXACT))
@@ -326,9 +330,10 @@ PANELS = (
         "Loss: the network against the frozen NTK",
         r"Training and test loss of the network, and of kernel gradient descent with the NTK "
         r"frozen at the start ($f' = -\tfrac1n K_0(f - y)$, solved exactly; Shan & Bordelon's "
-        r"KGD) — the lazy limit. For a two-layer linear network on 1-d data the exact "
-        r"finite-width solution (Xu & Ziyin) is drawn as lines over the network's points. The "
-        r"frozen-NTK curves are for the mean-square loss only.",
+        r"KGD) — the lazy limit; dotted, their aKGD: the same flow with the learning rate "
+        r"rescaled by the final NTK's norm, $\|K_T\|_F/\|K_0\|_F$. For a two-layer linear "
+        r"network on 1-d data the exact finite-width solution (Xu & Ziyin) is drawn as lines "
+        r"over the network's points. The frozen-NTK curves are for the mean-square loss only.",
         draw_loss,
     ),
     Panel(

@@ -49,7 +49,47 @@ def lambda_balanced_map_check(values, tables):
             assert table["loss"][index] == pytest.approx(path.loss[-1], rel=1e-8)
 
 
-#: the trajectory view's exact columns for its default state: f(values, t) → {column: array}
-EXPECTED = {"lambda-balanced": lambda_balanced_expected}
-#: checks of the map's download (values, tables) against independent solver calls
-MAP_CHECKS = {"lambda-balanced-map": lambda_balanced_map_check}
+def lambda_balanced_sequences_expected(values, t):
+    """The first network of the side-by-side view's default (one random task, smallest λ)."""
+    assert values["experiment"] == "one task" and values["init"] == "random"
+    d = values["d_in"]
+    sigma_yx = lb.random_task(d, d, np.random.default_rng([values["seed"], 0]))
+    lam = min(values["lam_low"], values["lam_high"])
+    rng = np.random.default_rng([values["seed"], 1])
+    W1, W2 = lb.balanced_init(d, d, d, lam, values["scale"], rng)
+    path = lb.exact(W1, W2, sigma_yx, t)
+    U, _, Vt = np.linalg.svd(sigma_yx)
+    strengths = np.einsum("ir,tij,rj->tr", U, path.function, Vt)
+    return {
+        "loss": path.loss,
+        "first_task_loss": path.loss,
+        "kernel_distance": path.kernel_distance,
+        **{f"mode_strength_{k + 1}": strengths[:, k] for k in range(d)},
+    }
+
+
+def lambda_balanced_transfer_check(values, tables):
+    """Columns of the transfer map against the trajectory view's seeding convention: the
+    pre-training's W₁ᵀW₁ read out for the taught item (Dominé et al. eqs. 186–187)."""
+    ((name, table),) = tables.items()
+    assert name == f"new feature of the {values['item']}"
+    item = lb.HIERARCHY_ITEMS.index(values["item"])
+    for column in (0, len(table["lam"]) // 2, len(table["lam"]) - 1):
+        rng = np.random.default_rng([values["seed"], 1])
+        W1, W2 = lb.balanced_init(8, 8, 8, table["lam"][column], values["scale"], rng)
+        similarity = lb.exact(W1, W2, lb.hierarchical_task(), [0.0, values["horizon"]]).rsm_in[-1]
+        for k, other in enumerate(lb.HIERARCHY_ITEMS):
+            expected = similarity[item, k] / similarity[item, item]
+            assert table[other.replace(" ", "_")][column] == pytest.approx(expected, abs=1e-9)
+
+
+#: the exact columns of each view's default state: f(values, t) → {column: array}
+EXPECTED = {
+    "lambda-balanced": lambda_balanced_expected,
+    "lambda-balanced-sequences": lambda_balanced_sequences_expected,
+}
+#: checks of the maps' downloads (values, tables) against independent solver calls
+MAP_CHECKS = {
+    "lambda-balanced-map": lambda_balanced_map_check,
+    "lambda-balanced-transfer": lambda_balanced_transfer_check,
+}
