@@ -289,63 +289,31 @@ def card_answer(card: Card, cache: ResultCache, theme: str = "light") -> str:
 # -- layout ----------------------------------------------------------------------------------
 
 
-def _claim(card: Card) -> list:
+def card_entry(card: Card, link: Callable[[str], str], embed: bool) -> dict[str, Any]:
+    """What the page shows of a card before its figure: ids, texts and links, as data.
+
+    ``assets/paper_figures.js`` builds each card's DOM from this (an ``article`` with its
+    heading, caption, plot slot, claim, evidence, differences and link). Rendered by Dash as
+    components, some seventy cards of a dozen nodes each took the page seconds to show; built
+    by the script, milliseconds."""
     preset = card.preset
-    parts: list[Any] = []
-    if preset.claim is not None:
-        parts.append(
-            html.P(
-                [html.Strong("What it shows: "), preset.claim.text],
-                className="paper-card-claim",
-            )
-        )
-        parts.append(
-            html.P(id=card.evidence_id, className="paper-card-evidence", **{"aria-live": "polite"})
-        )
-    if preset.differs:
-        parts.append(
-            html.P(
-                [html.Strong("Differs from the paper: "), preset.differs],
-                className="paper-card-differs",
-            )
-        )
-    return parts
-
-
-def _card(card: Card, link: Callable[[str], str], embed: bool) -> html.Article:
-    source = link("/" + CARD_ROUTE + card.key) + f"?v={code_version()}"
-    return html.Article(
-        [
-            html.H3(card.preset.name, className="paper-card-title"),
-            html.P(card.preset.caption, className="paper-card-caption"),
-            html.Div(
-                html.Div("Drawing the figure…", className="paper-card-placeholder"),
-                id=card.slot_id,
-                className="paper-card-plot",
-                style={"minHeight": f"{card.height}px"},
-                role="img",
-                **{"aria-label": f"{card.preset.name}: {card.panel.title}"},
-            ),
-            html.Div(id=card.note_id, className="paper-card-note", role="status"),
-            *_claim(card),
-            html.P(f"Panel shown: {card.panel.title}", className="paper-card-panel"),
-            dcc.Link(
-                "Open in the interactive view →",
-                href=card.href(link, embed),
-                className="card-link",
-                title=f"{card.preset.name}: open in the {card.view.nav_title} view",
-            ),
-        ],
-        id=f"{PREFIX}-{card.key}",
-        className="paper-card",
-        **{
-            "data-card-source": source,
-            "data-card-slot": card.slot_id,
-            "data-card-graph": card.graph_id,
-            "data-card-note": card.note_id,
-            "data-card-evidence": card.evidence_id,
-        },
-    )
+    return {
+        "id": f"{PREFIX}-{card.key}",
+        "source": link("/" + CARD_ROUTE + card.key) + f"?v={code_version()}",
+        "slot": card.slot_id,
+        "graph": card.graph_id,
+        "note": card.note_id,
+        "evidence": card.evidence_id,
+        "height": card.height,
+        "title": preset.name,
+        "caption": preset.caption,
+        "label": f"{preset.name}: {card.panel.title}",
+        "claim": preset.claim.text if preset.claim is not None else None,
+        "differs": preset.differs or None,
+        "panel": f"Panel shown: {card.panel.title}",
+        "href": card.href(link, embed),
+        "link_title": f"{preset.name}: open in the {card.view.nav_title} view",
+    }
 
 
 def _heading(paper: Paper, ident: str) -> html.H2:
@@ -370,13 +338,17 @@ def layout(link: Callable[[str], str], search: str, embed: bool) -> html.Div:
                 [
                     _heading(paper, heading),
                     html.P(_view_links(paper, views, link), className="paper-group-subject"),
-                    html.Div([_card(card, link, embed) for card in cards], className="paper-cards"),
+                    html.Div(
+                        className="paper-cards",
+                        **{"data-cards": json.dumps([card_entry(c, link, embed) for c in cards])},
+                    ),
                 ],
                 className="paper-group",
                 **{"aria-labelledby": heading},
             )
         )
-    intro = [] if embed else [html.H1("Paper figures"), components.explanation(INTRO)]
+    # plain text: the intro has no formula, and MathJax would cost the page a second
+    intro = [] if embed else [html.H1("Paper figures"), html.P(INTRO, className="explanation")]
     return html.Div(
         [*intro, *sections],
         className="paper-figures",

@@ -1,10 +1,13 @@
 /* The paper-figures page: each card's figure is drawn when the card comes into view.
  *
- * A card (article.paper-card) names where its content is served (data-card-source): the figure,
- * the evidence for its claim and, if it could not be computed, why. The content is computed once
- * per deployment on the server; here it is fetched when the card is within a screen of the
- * viewport, and a plotly graph is put into the card's slot through Dash (set_props), so that a
- * page of some fifty cards draws only those a reader looks at. The figures follow the system's
+ * Each group's cards come as data (data-cards on div.paper-cards, app/paper_figures.py
+ * card_entry) and are built here as plain DOM: some seventy cards rendered by Dash as
+ * components took the page seconds. A card (article.paper-card) names where its content is
+ * served (data-card-source): the figure, the evidence for its claim and, if it could not be
+ * computed, why. The content is computed once per deployment on the server; here it is fetched
+ * when the card is within a screen of the viewport and drawn by plotly into the card's slot,
+ * one figure per animation frame, so that the first card shows while later ones (3-D scenes
+ * render in software without a GPU) are still being drawn. The figures follow the system's
  * colour scheme, as the views' plots do. */
 (function () {
   "use strict";
@@ -17,10 +20,83 @@
       ? "dark" : "light";
   }
 
-  function setProps(id, props) {
-    if (window.dash_clientside && window.dash_clientside.set_props) {
-      window.dash_clientside.set_props(id, props);
+  function element(tag, className, text, attributes) {
+    var node = document.createElement(tag);
+    if (className) { node.className = className; }
+    if (text) { node.textContent = text; }
+    Object.keys(attributes || {}).forEach(function (name) {
+      node.setAttribute(name, attributes[name]);
+    });
+    return node;
+  }
+
+  function labelled(tag, className, label, text) {
+    var node = element(tag, className);
+    node.appendChild(element("strong", "", label));
+    node.appendChild(document.createTextNode(text));
+    return node;
+  }
+
+  /* a link inside the app, followed as Dash's own links are: without reloading the page
+   * (tests/unit/test_browser_contract.py checks the event against the installed Dash) */
+  function appLink(entry) {
+    var link = element("a", "card-link", "Open in the interactive view →");
+    link.href = entry.href;
+    link.title = entry.link_title;
+    link.addEventListener("click", function (event) {
+      if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) {
+        return;  // a new tab or window: the browser's own
+      }
+      event.preventDefault();
+      window.history.pushState({}, "", entry.href);
+      window.dispatchEvent(new CustomEvent("_dashprivate_pushstate"));
+      window.scrollTo(0, 0);
+    });
+    return link;
+  }
+
+  function buildCard(entry) {
+    var card = element("article", "paper-card");
+    card.id = entry.id;
+    card.dataset.cardSource = entry.source;
+    card.dataset.cardSlot = entry.slot;
+    card.dataset.cardGraph = entry.graph;
+    card.dataset.cardNote = entry.note;
+    card.dataset.cardEvidence = entry.evidence;
+    card.appendChild(element("h3", "paper-card-title", entry.title));
+    card.appendChild(element("p", "paper-card-caption", entry.caption));
+    var slot = element("div", "paper-card-plot", "",
+      {id: entry.slot, role: "img", "aria-label": entry.label});
+    slot.style.minHeight = entry.height + "px";
+    slot.appendChild(element("div", "paper-card-placeholder", "Drawing the figure…"));
+    card.appendChild(slot);
+    card.appendChild(element("div", "paper-card-note", "", {id: entry.note, role: "status"}));
+    if (entry.claim) {
+      card.appendChild(labelled("p", "paper-card-claim", "What it shows: ", entry.claim));
+      card.appendChild(element("p", "paper-card-evidence", "",
+        {id: entry.evidence, "aria-live": "polite"}));
     }
+    if (entry.differs) {
+      card.appendChild(labelled("p", "paper-card-differs", "Differs from the paper: ", entry.differs));
+    }
+    card.appendChild(element("p", "paper-card-panel", entry.panel));
+    card.appendChild(appLink(entry));
+    return card;
+  }
+
+  /* the cards of every group, built once per list of cards (Dash renders the groups empty and
+   * may keep a group's node when the page is rendered again) */
+  function build() {
+    document.querySelectorAll(".paper-cards[data-cards]").forEach(function (group) {
+      var source = group.getAttribute("data-cards");
+      if (group.paperCards === source) { return; }
+      group.paperCards = source;
+      var entries = [];
+      try { entries = JSON.parse(source); } catch (error) { return; }
+      var fragment = document.createDocumentFragment();
+      entries.forEach(function (entry) { fragment.appendChild(buildCard(entry)); });
+      group.replaceChildren(fragment);
+    });
   }
 
   function graphConfig(card) {
@@ -38,33 +114,62 @@
       + claim.found;
   }
 
-  function draw(card, content) {
-    var data = card.dataset;
-    setProps(data.cardSlot, {children: {
-      type: "Graph",
-      namespace: "dash_core_components",
-      props: {
-        id: data.cardGraph,
-        figure: content.figure,
-        config: graphConfig(card),
-        style: {height: content.height + "px"}
-      }
-    }});
-    if (data.cardEvidence && document.getElementById(data.cardEvidence)) {
-      setProps(data.cardEvidence, {children: evidenceText(content.claim)});
-      var node = document.getElementById(data.cardEvidence);
-      node.classList.toggle("is-holding", !!(content.claim && content.claim.holds));
-      node.classList.toggle("is-failing", !!(content.claim && !content.claim.holds));
+  /* figures waiting to be drawn, one per animation frame */
+  var queue = [];
+  var drawing = false;
+
+  function drawNext() {
+    var next = queue.shift();
+    if (!next) { drawing = false; return; }
+    try {
+      plot(next.card, next.content);
+    } catch (error) {  // one broken figure must not stop the others
+      failed(next.card);
     }
-    setProps(data.cardNote, {children: content.message || null});
-    card.setAttribute("data-card-drawn", theme());
+    window.requestAnimationFrame(drawNext);
+  }
+
+  /* the graph lives in a node of its own inside the slot: Dash renders the slot's placeholder
+   * and never re-renders the slot, so it leaves the graph alone */
+  function plot(card, content) {
+    var slot = document.getElementById(card.dataset.cardSlot);
+    if (!slot || !window.Plotly) { failed(card); return; }
+    var holder = document.getElementById(card.dataset.cardGraph);
+    if (!holder) {
+      holder = document.createElement("div");
+      holder.id = card.dataset.cardGraph;
+      holder.className = "paper-card-graph";
+      slot.appendChild(holder);
+    }
+    holder.style.height = content.height + "px";
+    var figure = content.figure || {};
+    window.Plotly.react(holder, figure.data || [], figure.layout || {}, graphConfig(card));
+    card.setAttribute("data-card-drawn", content.theme);
+    card.removeAttribute("data-card-loading");
+  }
+
+  function draw(card, content, wanted) {
+    var data = card.dataset;
+    content.theme = wanted;
+    queue.push({card: card, content: content});
+    if (!drawing) { drawing = true; window.requestAnimationFrame(drawNext); }
+    var evidence = document.getElementById(data.cardEvidence);
+    if (evidence) {
+      evidence.textContent = evidenceText(content.claim);
+      evidence.classList.toggle("is-holding", !!(content.claim && content.claim.holds));
+      evidence.classList.toggle("is-failing", !!(content.claim && !content.claim.holds));
+    }
+    note(card, content.message || "");
+  }
+
+  function note(card, text) {
+    var node = document.getElementById(card.dataset.cardNote);
+    if (node) { node.textContent = text; }
   }
 
   function failed(card) {
-    card.removeAttribute("data-card-loading");
-    setProps(card.dataset.cardNote, {
-      children: "This figure could not be loaded: reload the page to try again."
-    });
+    card.removeAttribute("data-card-loading");  // the next time it comes into view, again
+    note(card, "This figure could not be loaded: reload the page to try again.");
   }
 
   function load(card) {
@@ -80,8 +185,7 @@
         return response.json();
       })
       .then(function (content) {
-        card.removeAttribute("data-card-loading");
-        draw(card, content);
+        draw(card, content, wanted);
       })
       .catch(function () { failed(card); });
   }
@@ -93,6 +197,7 @@
   }
 
   function watch() {
+    build();
     if (!observer) { observer = new IntersectionObserver(visible, {rootMargin: MARGIN}); }
     document.querySelectorAll(".paper-card[data-card-source]:not([data-card-watched])")
       .forEach(function (card) {

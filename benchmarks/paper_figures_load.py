@@ -21,8 +21,8 @@ demand). Medians and maxima; the machine's other work moves them, so compare run
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -78,7 +78,10 @@ def warm_up_done(server_pid: int, seconds: float = 900) -> float:
     """Waits until the server's card computation has ended; its duration."""
     start = time.monotonic()
     while time.monotonic() - start < seconds:
-        found = os.popen(f"pgrep -f 'app.precompute {server_pid}'").read().split()
+        # no shell: its own command line would name the pattern and match it
+        found = subprocess.run(
+            ["pgrep", "-f", f"app.precompute {server_pid}"], capture_output=True, text=True
+        ).stdout.split()
         if not found:
             return time.monotonic() - start
         time.sleep(0.5)

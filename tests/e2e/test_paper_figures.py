@@ -75,13 +75,15 @@ def test_every_card_draws_and_a_link_opens_the_preset(page, live_server):
             f"{_card_selector(card)} .js-plotly-plot",
         )
         assert traces > 0, card.key
-    page.wait_for_timeout(500)  # let MathJax and the 3-D scenes settle
+    page.wait_for_timeout(500)  # let the 3-D scenes settle
     screenshot(page, "paper-figures")
 
     card = next(c for c in pf.CARDS if c.preset.name.startswith("Fig. 3 — μ, φ and S"))
+    page.evaluate("window.paperFiguresVisit = true")
     page.locator(f"{_card_selector(card)} a.card-link").click()
     wait_for_caption(page, card)
     assert urlparse(page.url).path == card.view.path
+    assert page.evaluate("window.paperFiguresVisit === true"), "the link reloaded the page"
     assert card.preset.name in page.locator(f"#{card.view.key}-preset").inner_text()
     wait_for_graphs(page, card.view)
     expected = card.view.spec.with_overrides(card.preset.values)

@@ -42,19 +42,19 @@ def _nodes(node):
             yield from _nodes(child)
 
 
+def _entries(page: dict) -> list[dict]:
+    """Every card as the page sends it (the data assets/paper_figures.js builds cards from)."""
+    return [
+        entry
+        for node in _nodes(page)
+        if "data-cards" in node["props"]
+        for entry in json.loads(node["props"]["data-cards"])
+    ]
+
+
 def _card_links(page: dict) -> dict[str, str]:
     """Card id → href of its "open" link."""
-    links = {}
-    for node in _nodes(page):
-        ident = node["props"].get("id")
-        if node["type"] == "Article" and isinstance(ident, str):
-            (href,) = [
-                n["props"]["href"]
-                for n in _nodes(node["props"]["children"])
-                if n["type"] == "Link" and "interactive view" in str(n["props"].get("children"))
-            ]
-            links[ident] = href
-    return links
+    return {entry["id"]: entry["href"] for entry in _entries(page)}
 
 
 def _by_id(component) -> dict:
@@ -121,11 +121,20 @@ def test_the_page_routes_with_every_card_and_the_navigation(client, dependencies
     text = json.dumps(page, ensure_ascii=False)
     assert "site-header" in text and "Page not found" not in text
     assert pf.INTRO in text
-    ids = {n["props"].get("id") for n in _nodes(page)}
+    entries = {entry["id"]: entry for entry in _entries(page)}
+    assert len(entries) == len(pf.CARDS)
     for card in pf.CARDS:
-        assert {card.slot_id, card.note_id} <= ids, card.key
+        entry = entries[f"{pf.PREFIX}-{card.key}"]
+        assert (entry["slot"], entry["note"], entry["graph"]) == (
+            card.slot_id,
+            card.note_id,
+            card.graph_id,
+        )
+        assert (entry["title"], entry["caption"]) == (card.preset.name, card.preset.caption)
+        assert entry["differs"] == (card.preset.differs or None), card.key
         if card.preset.claim is not None:
-            assert card.evidence_id in ids and card.preset.claim.text in text, card.key
+            assert entry["evidence"] == card.evidence_id, card.key
+            assert entry["claim"] == card.preset.claim.text, card.key
     nav = [n["props"] for n in _nodes(page) if "nav-link" in str(n["props"].get("className"))]
     assert any(n.get("href") == pf.PATH and "active" in n["className"] for n in nav)
     # and every other page links to it
@@ -171,9 +180,7 @@ def test_the_page_and_its_links_under_a_path_prefix():
         assert links[f"{pf.PREFIX}-{card.key}"] == (
             f"{PREFIX.rstrip('/')}{card.view.path}?preset={card.preset.slug}"
         )
-    sources = [
-        n["props"]["data-card-source"] for n in _nodes(page) if "data-card-source" in n["props"]
-    ]
+    sources = [entry["source"] for entry in _entries(page)]
     assert len(sources) == len(pf.CARDS)
     assert all(source.startswith(f"{PREFIX}{pf.CARD_ROUTE}") for source in sources)
     answer, _ = _fill(client, prefix=PREFIX)

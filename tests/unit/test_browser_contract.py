@@ -85,3 +85,15 @@ def test_the_answers_app_js_reads_are_where_it_reads_them(app):
     assert response[f"{view.key}-link"]["data"] == view.spec.encode(view.spec.defaults())
     for suffix in ("-link", "-answered", "-job-done"):  # the ids app.js looks for
         assert f'"{suffix}"' in APP_JS
+
+
+def test_the_paper_cards_links_navigate_as_dash_links_do():
+    """assets/paper_figures.js builds the cards' links itself and follows one as dcc.Link does:
+    pushState, then the event dcc.Location listens to. An upgrade renaming the event fails here
+    (and the links would reload the page instead of moving within it)."""
+    cards_js = (ROOT / "assets" / "paper_figures.js").read_text(encoding="utf-8")
+    (event,) = set(re.findall(r'new CustomEvent\("(_dash[a-z_]+)"\)', cards_js))
+    assert f'addEventListener("{event}",' in GRAPH  # dcc.Location follows it
+    # dcc.Link: pushState({}, "", href), then the event
+    link = rf'pushState\(\{{\}},"",\w+\),window\.dispatchEvent\(new \w+\("{event}"\)\)'
+    assert re.search(link, GRAPH)
