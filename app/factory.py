@@ -14,7 +14,7 @@ from werkzeug.exceptions import HTTPException
 
 from solvers.networks import compile_training_loop, prepare_fit
 
-from . import home, paper_figures
+from . import embed, home, paper_figures
 from .cache import ResultCache
 from .compression import enable_compression
 from .config import MAX_REQUEST_BYTES, Settings
@@ -84,6 +84,7 @@ def create_app(settings: Settings | None = None, **dash_options) -> Dash:
     if settings.compress:
         enable_compression(app.server, (app.config.routes_pathname_prefix,))
     _add_health_check(app, settings, cache, jobs)
+    embed.install(app, settings)  # /embed.js, the lessons, the origins that may drive embeds
     _add_security_headers(app, settings)
     _refuse_malformed_requests(app)
     rate = ClientRate(settings.requests_per_second, 2 * settings.requests_per_second)
@@ -200,8 +201,9 @@ def _add_security_headers(app: Dash, settings: Settings) -> None:
     # scripts only from the app itself and Dash's own inline ones, by their hashes
     scripts = " ".join(["'self'", *app.csp_hashes()])
     policy = [f"script-src {scripts}", "base-uri 'self'", "object-src 'none'", "form-action 'self'"]
-    if settings.frame_ancestors:
-        policy.append(f"frame-ancestors {settings.frame_ancestors}")
+    ancestors = embed.frame_ancestors(settings.frame_ancestors)  # and the app's own lessons
+    if ancestors:
+        policy.append(f"frame-ancestors {ancestors}")
     headers = {
         "Content-Security-Policy": "; ".join(policy),
         "X-Content-Type-Options": "nosniff",

@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterable
 from dash import dcc, html
 
 from .core.page import Page
+from .embed.lessons import LESSONS
 from .ui import components
 from .views import MAPS, VIEWS
 
@@ -25,6 +26,10 @@ INTRO = (
 MAPS_INTRO = (
     "Each map is a whole grid of exact solutions, recomputed whenever a control moves (the time "
     "slider included, where the map has one). Click a cell to open that trajectory."
+)
+LESSONS_INTRO = (
+    "A page per paper whose live figures follow the text: press the buttons, predict, then "
+    "look. Each is a template for a course page too."
 )
 FIGURES_INTRO = (
     "Every figure of the papers that the explorer reproduces, on one page, each linked to the "
@@ -49,6 +54,17 @@ def _cards(views: Iterable, link: Callable[[str], str]) -> html.Div:
     )
 
 
+def _lessons(link: Callable[[str], str]) -> html.Ul:
+    """A link per lesson: plain links, as a lesson is a page of its own, not one of Dash's."""
+    return html.Ul(
+        [
+            html.Li([html.A(lesson.title, href=link(lesson.path())), f" — {lesson.paper}."])
+            for lesson in LESSONS
+        ],
+        className="lesson-links",
+    )
+
+
 def layout(link: Callable[[str], str], search: str, embed: bool) -> html.Div:
     return html.Div(
         [
@@ -58,6 +74,9 @@ def layout(link: Callable[[str], str], search: str, embed: bool) -> html.Div:
             html.H2("Phase portraits: where the boundary lies", id="maps"),
             components.explanation(MAPS_INTRO),
             _cards(MAPS, link),
+            html.H2("Lessons", id="lessons"),
+            html.P(LESSONS_INTRO),
+            _lessons(link),
             html.H2("The papers' figures", id="paper-figures"),
             html.P(
                 [

@@ -79,9 +79,23 @@
     node.setAttribute("aria-busy", on ? "true" : "false");
   }
 
-  function theme() {
+  /* The page's colour theme: the one an embed's link names (theme=light|dark, on the view's
+   * root), else the system's. */
+  function theme(key) {
+    var root = key ? document.getElementById(key + "-view") : null;
+    var named = root ? root.getAttribute("data-theme") : null;
+    if (named === "light" || named === "dark") { return named; }
     return window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").matches
       ? "dark" : "light";
+  }
+
+  /* The stylesheet follows the theme the view names (style.css: html[data-theme]). */
+  function applyTheme() {
+    var root = document.querySelector(".view[data-theme]");
+    var named = root ? root.getAttribute("data-theme") : null;
+    var html = document.documentElement;
+    if (named && html.getAttribute("data-theme") !== named) { html.setAttribute("data-theme", named); }
+    if (!named && html.hasAttribute("data-theme")) { html.removeAttribute("data-theme"); }
   }
 
   function wake(key) {
@@ -129,13 +143,25 @@
     }
   }
 
+  /* Plots an embed does not show (their cards are hidden: app/core/layout.py) are never in
+   * view; they are not drawn at all. */
+  function leftOut(gate) {
+    var graphs = document.querySelectorAll("#" + gate.key + "-plots > .graph-card[hidden] .dash-graph");
+    return Array.prototype.map.call(graphs, function (node) { return graphName(gate.key, node); });
+  }
+
   /* A plot never reported on (not yet drawn, no IntersectionObserver) counts as in view. */
   function hidden(gate) {
-    return Object.keys(gate.visible).filter(function (graph) { return gate.visible[graph] === false; });
+    var out = Object.keys(gate.visible).filter(function (graph) { return gate.visible[graph] === false; });
+    leftOut(gate).forEach(function (graph) { if (out.indexOf(graph) === -1) { out.push(graph); } });
+    return out;
   }
 
   function staleInView(gate) {
-    return gate.stale.some(function (graph) { return gate.visible[graph] !== false; });
+    var out = leftOut(gate);
+    return gate.stale.some(function (graph) {
+      return gate.visible[graph] !== false && out.indexOf(graph) === -1;
+    });
   }
 
   /* Ask again for the same values: the stale plots now in view get their figures. */
@@ -151,8 +177,8 @@
     gate.force = false;
     clearTimeout(gate.timer);
     gate.timer = setTimeout(function () { busy(gate.key, true); }, BUSY_MS);
-    return {seq: gate.seq, frame: frame, theme: theme(), drawn: gate.drawn,
-            hidden: hidden(gate), stale: gate.stale};
+    return {seq: gate.seq, frame: frame, theme: theme(gate.key), drawn: gate.drawn,
+            hidden: hidden(gate), stale: gate.stale, left_out: leftOut(gate)};
   }
 
   /* The server's answer to the request in flight: the values it answered for, what the page
@@ -171,6 +197,7 @@
     watch(gate);  // plots drawn since the last look
     if (staleInView(gate)) { gate.force = true; gate.moved = true; }
     if (gate.moved) { wake(key); }
+    obeyWaiting();  // a course page's messages that came before the view was ready
   }
 
   /* A background job ended: the gate will ask again, woken through Dash's own chain (its
@@ -203,7 +230,7 @@
     }
     // nothing new to ask (also after a failed answer: the same values would fail again)
     var same = gate.answered !== null && sameValues(values, gate.answered);
-    if (same && gate.theme === theme() && !gate.force) { return noUpdate(); }
+    if (same && gate.theme === theme(key) && !gate.force) { return noUpdate(); }
     return send(gate, frame);
   }
 
@@ -247,6 +274,7 @@
       if ("-link" in got) {
         showLink(key, got["-link"]);
         if ("-answered" in got) { correct(key, got["-answered"], got["-link"]); }
+        announce(key, got["-link"]);
       }
       if ("-job-done" in got) { jobDone(key); }
     });
@@ -462,6 +490,7 @@
     var player = {running: true, index: start, busy: false, data: 0, scene: 0, scrubber: 0,
                   sceneCost: 0};
     players[key] = player;
+    announce(key);
     var began = performance.now();
     var labelNode = document.getElementById(key + "-frame-label");
     function step(now) {
@@ -502,6 +531,7 @@
     window.dash_clientside.set_props(key + "-frame", {value: player.index});
     window.dash_clientside.set_props(key + "-play", {children: "▶ Play"});
     rememberFrame(player.index);
+    announce(key);
   }
 
   function viewKey(suffix) {
@@ -723,6 +753,7 @@
     if (button) { interact(button); }
     var copy = target.closest(".copy-link");
     if (copy) { copyLink(copy); }
+    builderClick(target);
   });
 
   /* The sheet of controls opened on a phone: the plot at the top of the screen is brought
@@ -765,14 +796,369 @@
     window.requestAnimationFrame(function () {
       naming = false;
       nameControls(document);
+      applyTheme();
       foldOnPhones(document);
       outOfTabOrder(document);
       showCurrentLink(document);
       Object.keys(gates).forEach(function (key) { watch(gates[key]); });  // new plots
+      obeyWaiting();
     });
   }).observe(document.documentElement, {
     subtree: true, childList: true, attributes: true, attributeFilter: ["aria-valuenow", "tabindex"]
   });
+
+  /* ---- embedded in a course page: the frame's height, and a page-to-figure API ------------- */
+
+  /* A view in an iframe (docs/embedding.md) tells its parent the height it needs, whenever it
+   * changes, so that the parent's /embed.js can size the frame to its content: no scrollbar in
+   * the frame. The height is no secret and any page may embed the app unless FRAME_ANCESTORS
+   * says otherwise, so it goes to any parent ("*").
+   *
+   * The parent may drive the figure with messages ({type: "lazy-rich:set", values: {delta: -2}},
+   * "lazy-rich:play", "lazy-rich:pause", "lazy-rich:hello") and hears what it shows
+   * ("lazy-rich:state"). Only messages of the window that embeds the frame, from an origin the
+   * server allows (the <meta name="lazy-rich-message-origins"> of the page: the app itself and
+   * the FRAME_ANCESTORS origins), are read; anything else is ignored and said so on the
+   * console. State goes only to such an origin. */
+  var PREFIX = "lazy-rich:";
+  var embedded = window.parent !== window;
+  var parentOrigin = null;  // an allowed origin that the parent has been seen to have
+  var lastHeight = 0;
+
+  function reportHeight() {
+    var height = Math.ceil(document.documentElement.getBoundingClientRect().height);
+    if (!embedded || !height || Math.abs(height - lastHeight) < 1) { return; }
+    lastHeight = height;
+    window.parent.postMessage({type: PREFIX + "height", height: height}, "*");
+  }
+
+  /* The origins the server allows to drive the figure: CSP sources ('self', https://a.edu,
+   * https://*.b.edu, https://a.edu:8443, https:, *) as FRAME_ANCESTORS writes them. */
+  function allowedSources() {
+    var meta = document.querySelector("meta[name='lazy-rich-message-origins']");
+    return meta ? meta.getAttribute("content").split(/\s+/).filter(Boolean) : ["'self'"];
+  }
+
+  var DEFAULT_PORTS = {"http:": "80", "https:": "443"};
+
+  function sourceAllows(source, origin) {
+    if (source === "'self'") { return origin === window.location.origin; }
+    var url;
+    try { url = new URL(origin); } catch (error) { return false; }
+    if (source === "*") { return url.protocol === "http:" || url.protocol === "https:"; }
+    if (/^[a-z][a-z0-9+.-]*:$/i.test(source)) { return url.protocol === source.toLowerCase(); }
+    var parts = /^(?:([a-z][a-z0-9+.-]*):\/\/)?(\*\.)?([^:/]+)(?::(\d+|\*))?\/?$/i.exec(source);
+    if (!parts) { return false; }
+    var scheme = parts[1] ? parts[1].toLowerCase() + ":" : window.location.protocol;
+    var schemeOk = url.protocol === scheme || (scheme === "http:" && url.protocol === "https:");
+    var host = parts[3].toLowerCase();
+    var hostOk = parts[2] ? url.hostname.endsWith("." + host) : url.hostname === host;
+    var port = url.port || DEFAULT_PORTS[url.protocol] || "";
+    var portOk = parts[4] === "*" || port === (parts[4] || DEFAULT_PORTS[url.protocol] || "");
+    return schemeOk && hostOk && portOk;
+  }
+
+  function allowed(origin) {
+    return allowedSources().some(function (source) { return sourceAllows(source, origin); });
+  }
+
+  /* The parent's origin as far as the frame can tell before it writes (Chromium and Safari
+   * name it; elsewhere the referrer does), if it is allowed. */
+  function guessParent() {
+    var ancestors = window.location.ancestorOrigins;
+    var guess = ancestors && ancestors.length ? ancestors[0] : null;
+    if (!guess && document.referrer) {
+      try { guess = new URL(document.referrer).origin; } catch (error) { guess = null; }
+    }
+    return guess && allowed(guess) ? guess : null;
+  }
+
+  function tell(message) {
+    var origin = parentOrigin || guessParent();
+    if (embedded && origin) { window.parent.postMessage(message, origin); }
+  }
+
+  function currentView() {
+    var root = document.querySelector(".view[id$='-view']");
+    return root ? root.id.slice(0, -"-view".length) : null;
+  }
+
+  /* A link's value of one control in its own type (a number, one of its choices, yes/no). */
+  function typed(control, text) {
+    var field = control ? control.getAttribute("data-field") : null;
+    if (field === "float" || field === "int") { return Number(text); }
+    if (field === "bool") { return text === "1" || text === "true"; }
+    if (field === "choice") {
+      var choices = JSON.parse(control.getAttribute("data-choices") || "[]");
+      var found = choices.find(function (c) { return String(c) === String(text); });
+      return found === undefined ? text : found;
+    }
+    return text;
+  }
+
+  function controlOf(key, name) {
+    var root = document.getElementById(key + "-view");
+    var controls = root ? root.querySelectorAll(".control[data-control]") : [];
+    return Array.prototype.find.call(controls, function (control) {
+      return control.getAttribute("data-control") === name;
+    }) || null;
+  }
+
+  function stateOf(key, search) {
+    var params = new URLSearchParams(typeof search === "string" ? search : window.location.search);
+    var values = {};
+    params.forEach(function (text, name) {
+      var control = controlOf(key, name);
+      if (control) { values[name] = typed(control, text); }
+    });
+    var player = players[key];
+    var frame = player && player.running ? player.index : Number(params.get("frame") || 0);
+    return {type: PREFIX + "state", view: key, values: values, playing: Boolean(player && player.running),
+            frame: frame, link: window.location.href};
+  }
+
+  /* What the view shows now goes to the parent (after each answer, and when Play starts or
+   * stops); the embed's "Open in the explorer" link follows it. */
+  function announce(key, search) {
+    var full = document.querySelector("#" + key + "-view .open-full");
+    if (full && typeof search === "string") { full.setAttribute("href", wholeView(search)); }
+    tell(stateOf(key, search));
+  }
+
+  var EMBED_FLAGS = ["embed", "controls", "plots", "readonly", "layout", "theme"];
+
+  function wholeView(search) {
+    var params = new URLSearchParams(search);
+    EMBED_FLAGS.forEach(function (flag) { params.delete(flag); });
+    return window.location.pathname + "?" + params.toString();
+  }
+
+  /* A value set by the parent, as the control takes it: clamped to its range (and over
+   * decades on a log slider), one of its choices, or yes/no. null: not a value it can take. */
+  function controlValue(control, value) {
+    var field = control.getAttribute("data-field");
+    if (field === "float" || field === "int") {
+      var number = parseTyped(value);
+      if (number === null) { return null; }
+      var spec = specOf(control);
+      return toControl(spec, clampTyped(spec, String(value), number)[0]);
+    }
+    if (field === "bool") { return value === true || value === 1 || value === "1" ? ["on"] : []; }
+    var choices = JSON.parse(control.getAttribute("data-choices") || "[]");
+    var found = choices.find(function (c) { return String(c) === String(value); });
+    return found === undefined ? null : found;
+  }
+
+  function setValues(key, values, preset) {
+    var refused = [];
+    if (typeof preset === "string") {
+      window.dash_clientside.set_props(key + "-preset", {value: preset});
+    }
+    Object.keys(values && typeof values === "object" ? values : {}).slice(0, 50).forEach(function (name) {
+      var control = controlOf(key, name);
+      var value = control ? controlValue(control, values[name]) : null;
+      if (value === null) { refused.push(name); return; }
+      window.dash_clientside.set_props(key + "-" + name, {value: value});
+    });
+    if (refused.length) {
+      tell({type: PREFIX + "error", view: key,
+            message: "not set (no such control, or not a value it takes): " + refused.join(", ")});
+    }
+  }
+
+  function playing(key, on) {
+    var button = document.getElementById(key + "-play");
+    var running = Boolean(players[key] && players[key].running);
+    if (button && running !== on) { button.click(); }
+  }
+
+  /* Messages that come before the view is ready (a lesson's button pressed while its figure
+   * loads) wait for its first answer, in order, instead of being lost. */
+  var waiting = [];
+
+  function ready(key) { return Boolean(key && gates[key] && gates[key].answered !== null); }
+
+  function obeyWaiting() {
+    if (!waiting.length || !ready(currentView())) { return; }
+    var due = waiting;
+    waiting = [];
+    due.forEach(obey);
+  }
+
+  function obey(data) {
+    var key = currentView();
+    if (!ready(key)) {
+      if (waiting.length < 20) { waiting.push(data); }
+      return;
+    }
+    if (data.type === PREFIX + "set") { setValues(key, data.values, data.preset); }
+    if (data.type === PREFIX + "play") { playing(key, true); }
+    if (data.type === PREFIX + "pause") { playing(key, false); }
+    if (data.type === PREFIX + "hello" || data.type === PREFIX + "get") { tell(stateOf(key)); }
+  }
+
+  window.addEventListener("message", function (event) {
+    var data = event.data;
+    if (!data || typeof data !== "object" || typeof data.type !== "string" ||
+        data.type.indexOf(PREFIX) !== 0) { return; }
+    if (data.type === PREFIX + "height") { previewHeight(event); return; }
+    var fromParent = embedded && event.source === window.parent;
+    // any embedding page may ask for the height again (its script may have come late)
+    if (fromParent && data.type === PREFIX + "hello") { lastHeight = 0; reportHeight(); }
+    if (!fromParent || !allowed(event.origin)) {
+      console.info("lazy-rich: ignored " + data.type + " from " + event.origin +
+                   ": only the embedding page, from an allowed origin, may drive the figure");
+      return;
+    }
+    parentOrigin = event.origin;
+    obey(data);
+  });
+
+  if (embedded) {
+    document.documentElement.classList.add("in-frame");
+    if (window.ResizeObserver) {
+      new ResizeObserver(reportHeight).observe(document.documentElement);
+    }
+    window.addEventListener("load", reportHeight);
+  }
+
+  /* ---- the embed builder (app/ui/embed_builder.py) ------------------------------------------ */
+
+  /* "Embed…" opens a dialog whose choices make an embed's link (the flags of
+   * app/core/embedding.py); the preview loads it at the chosen width and reports its height,
+   * which the HTML for the course page takes. */
+  function builderChoices(dialog) {
+    var choices = {};
+    dialog.querySelectorAll("[data-flag]").forEach(function (box) {
+      var inputs = Array.prototype.slice.call(box.querySelectorAll("input"));
+      var on = inputs.filter(function (input) { return input.checked; }).map(function (i) { return i.value; });
+      choices[box.getAttribute("data-flag")] = {on: on, all: on.length === inputs.length};
+    });
+    return choices;
+  }
+
+  function embedLink(choices) {
+    var params = new URLSearchParams(window.location.search);
+    EMBED_FLAGS.forEach(function (flag) { params.delete(flag); });
+    params.set("embed", "1");
+    var controls = choices.controls, plots = choices.plots;
+    if (!controls.all) { params.set("controls", controls.on.join(",") || "none"); }
+    if (!plots.all && plots.on.length) { params.set("plots", plots.on.join(",")); }
+    if (!controls.all && choices.readonly.on[0] === "1") { params.set("readonly", "1"); }
+    if (choices.layout.on[0] !== "full") { params.set("layout", choices.layout.on[0]); }
+    if (choices.theme.on[0] !== "auto") { params.set("theme", choices.theme.on[0]); }
+    var text = params.toString().replace(/%2C/g, ",");
+    return window.location.origin + window.location.pathname + "?" + text;
+  }
+
+  function escapeHtml(text) {
+    return String(text).replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+  }
+
+  /* Where the app is served from (a path prefix, if any): Dash's own configuration says. */
+  function appBase() {
+    var config = document.getElementById("_dash-config");
+    var prefix = "/";
+    try { prefix = JSON.parse(config.textContent).requests_pathname_prefix || "/"; } catch (error) { /* root */ }
+    return window.location.origin + prefix.replace(/\/$/, "");
+  }
+
+  function embedTitle(dialog, choices) {
+    var title = dialog.getAttribute("data-title") || document.title;
+    if (choices.plots.all || !choices.plots.on.length) { return title; }
+    var names = choices.plots.on.map(function (graph) {
+      var input = dialog.querySelector("[data-flag=plots] input[value='" + graph + "']");
+      var label = input ? input.closest("label") : null;
+      return label ? label.textContent.trim() : graph;
+    });
+    return title + " — " + names.join(", ");
+  }
+
+  function writeSnippet(dialog) {
+    var choices = builderChoices(dialog);
+    var link = embedLink(choices);
+    var height = dialog.lazyRichHeight;
+    var html = '<iframe src="' + escapeHtml(link) + '"\n        title="' +
+      escapeHtml(embedTitle(dialog, choices)) + '"\n        width="100%" height="' +
+      (height || 600) + '" style="border:0" loading="lazy"></iframe>\n' +
+      '<script src="' + escapeHtml(appBase() + "/embed.js") + '" async></' + 'script>';
+    dialog.querySelector(".builder-link").value = link;
+    dialog.querySelector(".builder-html").value = html;
+    var width = Number(choices.width.on[0]) || 720;
+    dialog.querySelector(".builder-note").textContent = height
+      ? "The preview is " + width + " px wide and needs " + height + " px of height: the HTML asks for that. " +
+        "With the script, the frame follows its content at any width."
+      : "Measuring the height in the preview…";
+    return {link: link, width: width};
+  }
+
+  function loadPreview(dialog) {
+    var wanted = writeSnippet(dialog);
+    var frame = dialog.querySelector(".builder-frame");
+    var box = dialog.querySelector(".builder-preview");
+    var scale = Math.min(1, (box.clientWidth || wanted.width) / wanted.width);
+    frame.style.width = wanted.width + "px";
+    frame.style.transform = scale < 1 ? "scale(" + scale + ")" : "";
+    dialog.lazyRichScale = scale;
+    if (frame.getAttribute("src") !== wanted.link) {
+      dialog.lazyRichHeight = 0;
+      writeSnippet(dialog);
+      frame.setAttribute("src", wanted.link);
+    }
+  }
+
+  /* A height reported by a builder's preview (any other frame's is /embed.js's business). */
+  function previewHeight(event) {
+    if (event.origin !== window.location.origin) { return; }
+    document.querySelectorAll("dialog.embed-builder").forEach(function (dialog) {
+      var frame = dialog.querySelector(".builder-frame");
+      if (!frame || frame.contentWindow !== event.source) { return; }
+      var height = Math.max(50, Math.min(20000, Math.round(Number(event.data.height) || 0)));
+      frame.style.height = height + "px";
+      frame.parentNode.style.height = Math.ceil(height * (dialog.lazyRichScale || 1)) + "px";
+      dialog.lazyRichHeight = height;
+      writeSnippet(dialog);
+    });
+  }
+
+  var previewTimer = 0;
+  document.addEventListener("change", function (event) {
+    var dialog = event.target instanceof Element ? event.target.closest("dialog.embed-builder") : null;
+    if (!dialog) { return; }
+    clearTimeout(previewTimer);
+    previewTimer = setTimeout(function () { loadPreview(dialog); }, 250);
+  });
+
+  function copyText(text, note) {
+    var said = function (words) { if (note) { note.textContent = words; } };
+    if (!navigator.clipboard) { said("Select the text and copy it."); return; }
+    navigator.clipboard.writeText(text).then(function () { said("Copied."); },
+                                             function () { said("Select the text and copy it."); });
+  }
+
+  function builderClick(target) {
+    var opener = target.closest(".open-builder");
+    if (opener) {
+      var dialog = document.getElementById(opener.getAttribute("data-builder"));
+      if (dialog && !dialog.open) { dialog.showModal(); loadPreview(dialog); }
+      return;
+    }
+    var inside = target.closest("dialog.embed-builder");
+    if (!inside) { return; }
+    if (target.closest("[data-close]")) { inside.close(); }
+    var all = target.closest("[data-all]");
+    if (all) {  // tick or untick every box of the question (each click goes through Dash)
+      var on = all.getAttribute("data-all") === "1";
+      all.closest("[data-flag]").querySelectorAll("input").forEach(function (input) {
+        if (input.checked !== on) { input.click(); }
+      });
+    }
+    var copy = target.closest("[data-copy]");
+    if (copy) {
+      var field = inside.querySelector(copy.getAttribute("data-copy") === "html" ? ".builder-html" : ".builder-link");
+      copyText(field.value, inside.querySelector(".builder-note"));
+    }
+  }
 
   /* ---- resending a callback whose answer did not arrive whole ------------------------------ */
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 from urllib.parse import parse_qsl, urlencode
 
+from .embedding import FLAGS, Embedding
 from .presets import Preset
 
 __all__ = [
@@ -269,13 +270,16 @@ FRAME = Field("frame", "animation frame", "int", 0, 0, 10_000)
 @dataclass(frozen=True)
 class PageState(Generic[Controls]):
     """Everything a link says about a view: its controls, the preset it named, the animation
-    frame, whether it is embedded, and what had to be corrected to get there."""
+    frame, whether it is embedded and what it then shows, and what had to be corrected to get
+    there."""
 
     controls: Controls
     preset: Preset | None = None
     frame: int = 0
     embed: bool = False
     messages: tuple[str, ...] = ()
+    #: the embed flags (the defaults when the page is not embedded)
+    embedding: Embedding = dataclasses.field(default_factory=Embedding)
 
 
 class StateSpec(Generic[Controls]):
@@ -320,10 +324,11 @@ class StateSpec(Generic[Controls]):
         return self.parse({spec.name: spec.from_control(value) for spec, value in pairs})
 
     def parse_query(
-        self, search: str | None, presets: Sequence[Preset] = ()
+        self, search: str | None, presets: Sequence[Preset] = (), plots: Sequence[str] = ()
     ) -> PageState[Controls]:
         """The page state a query string ('?a=1&b=2') describes. A ``preset`` it names (by
-        slug or an earlier slug) gives the values the link leaves out, else the defaults."""
+        slug or an earlier slug) gives the values the link leaves out, else the defaults.
+        ``plots``: the names of the view's plots, which the embed flags may choose."""
         given: dict[str, str] = {}
         for key, value in query_pairs(search):
             given.setdefault(key, value)
@@ -342,18 +347,35 @@ class StateSpec(Generic[Controls]):
         controls, corrected = self.parse(raw)
         embed, embed_note = EMBED.clean(given.get("embed"))
         frame, frame_note = FRAME.clean(given.get("frame"))
-        unknown = sorted(set(given) - set(self.by_name) - {"embed", "frame", "preset"})
+        unknown = sorted(set(given) - set(self.by_name) - {"embed", "frame", "preset", *FLAGS})
         if unknown:
             messages.append("Ignored unknown link settings: " + ", ".join(unknown[:5]) + ".")
-        notes = [note for note in (embed_note, frame_note) if note]
-        return PageState(controls, preset, frame, embed, (*messages, *corrected, *notes))
+        embedding, flag_notes = self._embedding(given, embed, plots)
+        notes = [note for note in (embed_note, frame_note) if note] + flag_notes
+        state = PageState(controls, preset, frame, embed, (*messages, *corrected, *notes))
+        return dataclasses.replace(state, embedding=embedding)
 
-    def encode(self, controls: Controls, *, embed: bool = False) -> str:
-        """The query string ('?…') of a full set of values (every field, in order)."""
+    def _embedding(
+        self, given: Mapping[str, str], embed: bool, plots: Sequence[str]
+    ) -> tuple[Embedding, list[str]]:
+        """The embed flags of a link; a page that is not embedded shows everything."""
+        flags = sorted(name for name in FLAGS if name in given)
+        if flags and not embed:
+            return Embedding(), [
+                f"{', '.join(flags)}: only an embedded view (embed=1) shows a part of itself, "
+                "so the whole view is shown."
+            ]
+        return Embedding.parse(given, self.names, plots)
+
+    def encode(
+        self, controls: Controls, *, embed: bool = False, flags: Sequence[tuple[str, str]] = ()
+    ) -> str:
+        """The query string ('?…') of a full set of values (every field, in order), then
+        ``embed=1`` and the embed ``flags`` (:meth:`Embedding.pairs`) of an embedded page."""
         pairs = [(spec.name, spec.encode(getattr(controls, spec.name))) for spec in self.fields]
         if embed:
-            pairs.append(("embed", "1"))
-        return "?" + urlencode(pairs)
+            pairs += [("embed", "1"), *flags]
+        return "?" + urlencode(pairs, safe=",")
 
     def physics_key(self, controls: Controls) -> tuple:
         """The tuple of scalars that determines the computed result (the cache key)."""

@@ -77,6 +77,8 @@ class Request:
     hidden: frozenset[str] = frozenset()
     #: graphs that show an older state than ``drawn`` (skipped while hidden)
     stale: frozenset[str] = frozenset()
+    #: graphs the page does not show at all (an embed's choice: app/core/embedding.py)
+    left_out: frozenset[str] = frozenset()
 
     @classmethod
     def parse(cls, raw: Any) -> Request:
@@ -98,15 +100,16 @@ class Request:
             before,
             _names(raw.get("hidden")),
             _names(raw.get("stale")),
+            _names(raw.get("left_out")),
         )
 
     def plan(self, graphs: Sequence[str]) -> tuple[frozenset[str], frozenset[str]]:
         """(graphs to skip, graphs to send whole) for a change that is drawn: the hidden ones
         wait; a stale one in sight gets its whole figure. On a first load (nothing drawn)
-        every plot is drawn."""
-        if self.drawn is None:
-            return frozenset(), frozenset()
+        every plot is drawn but those the page leaves out."""
         known = frozenset(graphs)
+        if self.drawn is None:
+            return self.left_out & known, frozenset()
         return self.hidden & known, (self.stale - self.hidden) & known
 
     def stale_after(self, graphs: Sequence[str], skipped: frozenset[str], asked: list) -> list[str]:

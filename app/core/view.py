@@ -36,6 +36,7 @@ from ..ui.theme import themed
 from . import browser
 from .clicks import ClickPoint, Link
 from .downloads import Tables, to_csv, to_json
+from .embedding import carried
 from .frames import Frames, place
 from .jobs import JOB_STATUS, MALFORMED, NOT_KEPT, JobOutcome, Jobs, Refusal, well_formed
 from .layout import view_page
@@ -228,7 +229,7 @@ class View(Generic[Controls, Result]):
     # -- layout ---------------------------------------------------------------------------
 
     def parse_link(self, search: str | None) -> PageState[Controls]:
-        return self.spec.parse_query(search, self.presets)
+        return self.spec.parse_query(search, self.presets, [p.graph for p in self.panels])
 
     def layout(self, search: str | None, related: Sequence[tuple[str, str]] = ()) -> html.Div:
         """The view's page for a link (its query string): controls set from the link.
@@ -388,7 +389,11 @@ class View(Generic[Controls, Result]):
 
     def _search(self, controls: Controls, page: Any) -> str:
         embed = isinstance(page, dict) and truth(page.get("embed")) is True
-        return self.spec.encode(controls, embed=embed)
+        return self.spec.encode(controls, embed=embed, flags=self.carried(page))
+
+    def carried(self, page: Any) -> list[tuple[str, str]]:
+        """The embed flags of ``page`` that fit this view (app/core/embedding.py)."""
+        return carried(page, self.spec.names, [panel.graph for panel in self.panels])
 
     def _cache_key(self, controls: Controls) -> tuple[tuple, Any]:
         return self.spec.physics_key(controls), self.result_type
@@ -578,6 +583,8 @@ class View(Generic[Controls, Result]):
         embed = isinstance(page, dict) and truth(page.get("embed")) is True
         target = link.view
         search = target.spec.encode(
-            target.spec.with_overrides(link.values, clamp=True), embed=embed
+            target.spec.with_overrides(link.values, clamp=True),
+            embed=embed,
+            flags=target.carried(page),
         )
         return prefix.rstrip("/") + target.path + search

@@ -3,6 +3,7 @@ MathJax, the animation bar, downloads and the page shell."""
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -61,13 +62,14 @@ def _linear_marks(spec: Field) -> dict:
 LOG_STEP = 0.1
 
 
-def _slider(ident: str, spec: Field, value: Any):
+def _slider(ident: str, spec: Field, value: Any, readonly: bool = False):
     """A slider without Dash's own number box (it left the page unchanged for a typed value
     out of range, and came before the slider in the tab order): :func:`_box` follows it."""
     if spec.log:  # the slider works on log10 of the value
         low, high = math.log10(spec.low), math.log10(spec.high)
         return dcc.Slider(
             id=ident,
+            disabled=readonly,
             min=low,
             max=high,
             step=LOG_STEP,
@@ -81,6 +83,7 @@ def _slider(ident: str, spec: Field, value: Any):
     step = spec.step if spec.step is not None else (1 if spec.kind == "int" else None)
     return dcc.Slider(
         id=ident,
+        disabled=readonly,
         min=spec.low,
         max=spec.high,
         step=step,
@@ -97,11 +100,13 @@ def box_id(ident: str) -> str:
     return f"{ident}-box"
 
 
-def _box(ident: str, spec: Field, value: Any) -> dcc.Input:
+def _box(ident: str, spec: Field, value: Any, readonly: bool = False) -> dcc.Input:
     """The value of a slider, to read and to type (in the value's own units, also for sliders
-    over decades); committed on Enter or when left (app/core/browser.py)."""
+    over decades); committed on Enter or when left (app/core/browser.py). Read-only in an
+    embed that shows the control without letting it move (it still reads out its value)."""
     return dcc.Input(
         id=box_id(ident),
+        readOnly=readonly,
         type="text",
         inputMode="decimal",
         value=box_text(spec, value),
@@ -111,17 +116,21 @@ def _box(ident: str, spec: Field, value: Any) -> dcc.Input:
     )
 
 
-def _choices(ident: str, spec: Field, value: Any):
+def _choices(ident: str, spec: Field, value: Any, readonly: bool = False):
     labels = spec.choice_labels or tuple(map(str, spec.choices))
-    options = [{"label": t, "value": c} for c, t in zip(spec.choices, labels, strict=True)]
+    options = [
+        {"label": t, "value": c, "disabled": readonly}
+        for c, t in zip(spec.choices, labels, strict=True)
+    ]
     return dcc.RadioItems(
         id=ident, options=options, value=value, inline=True, className="control-radio"
     )
 
 
-def control(view: str, spec: Field, value: Any) -> html.Div:
+def control(view: str, spec: Field, value: Any, *, readonly: bool = False) -> html.Div:
     """A labelled control for one field, showing ``value``: a slider and its number box, a
-    choice or a switch.
+    choice or a switch; ``readonly``: shown but not movable by the reader (an embed that
+    keeps the control's value in sight; the course page may still set it).
 
     Dash's sliders cannot take ARIA attributes, so the control's box carries what
     ``assets/app.js`` gives the slider's thumb: the label (``aria-labelledby``) and, for
@@ -133,15 +142,16 @@ def control(view: str, spec: Field, value: Any) -> html.Div:
     numeric = spec.kind in ("float", "int")
     if numeric:
         widget = html.Div(
-            [_slider(ident, spec, value), _box(ident, spec, value)],
+            [_slider(ident, spec, value, readonly), _box(ident, spec, value, readonly)],
             className="slider-row",
         )
     elif spec.kind == "choice":
-        widget = _choices(ident, spec, value)
+        widget = _choices(ident, spec, value, readonly)
     else:
+        option = {"label": html.Span(typeset_children(spec.label)), "value": "on"}
         widget = dcc.Checklist(
             id=ident,
-            options=[{"label": html.Span(typeset_children(spec.label)), "value": "on"}],
+            options=[option | {"disabled": readonly}],
             value=spec.to_control(value),
             className="control-check",
         )
@@ -156,8 +166,11 @@ def control(view: str, spec: Field, value: Any) -> html.Div:
             )
         ]
     attributes = {"data-label": label_id} if spec.kind != "bool" else {}
+    # what a course page's message may set, by name, even before the slider is drawn (app.js)
+    attributes |= {"data-field": spec.kind, "data-control": spec.name}
     if spec.kind == "choice":
         attributes |= {"role": "radiogroup", "aria-labelledby": label_id}
+        attributes["data-choices"] = json.dumps(list(spec.choices))
     if spec.log:
         attributes["data-scale"] = "log"
     note = []
@@ -169,6 +182,8 @@ def control(view: str, spec: Field, value: Any) -> html.Div:
             "data-name": spec.label,
         }
         note = [html.Div(id=f"{ident}-note", className="control-note", role="status")]
+    if readonly:
+        attributes["data-readonly"] = "1"
     return html.Div(
         [*label, widget, *note], className="control", title=spec.help or None, **attributes
     )
@@ -206,10 +221,13 @@ def graph_card(
     wide: bool,
     embed: bool,
     min_width: int | None = None,
+    shown: bool = True,
 ) -> html.Div:
     """One plot with its title and explanation. The card is a figure named by its title and
     described by the view's summary (the plot's text alternative). A plot with a
-    ``min_width`` scrolls sideways inside its card when the screen is narrower."""
+    ``min_width`` scrolls sideways inside its card when the screen is narrower. A plot an
+    embed does not show stays on the page out of sight (``shown``): the page's callbacks
+    write every plot, and a plot out of sight is not drawn (assets/app.js)."""
     ident = f"{view}-graph-{key}"
     style = {"height": f"{height}px"} | ({"minWidth": f"{min_width}px"} if min_width else {})
     graph = dcc.Graph(
@@ -235,6 +253,7 @@ def graph_card(
     return html.Div(
         children,
         className="graph-card wide" if wide else "graph-card",
+        hidden=not shown,
         role="figure",
         **{"aria-labelledby": f"{ident}-title", "aria-describedby": f"{view}-summary"},
     )
@@ -290,7 +309,7 @@ def job_bar(view: str) -> html.Div:
 
 def share_bar(view: str) -> html.Div:
     """How to pass on what the page shows: its link (what the address bar holds — every control,
-    the preset, the play bar's frame). The place for an embed builder, should one come."""
+    the preset, the play bar's frame), and the embed builder (app/ui/embed_builder.py)."""
     return html.Div(
         [
             html.Span("Share:", className="download-label"),
@@ -300,6 +319,13 @@ def share_bar(view: str) -> html.Div:
                 className="small-button copy-link",
                 title="Copy the link of this view as it is now (assets/app.js)",
                 type="button",
+            ),
+            html.Button(
+                "Embed…",
+                className="small-button open-builder",
+                title="Choose what a course page shows of this view, preview it, copy its HTML",
+                type="button",
+                **{"aria-haspopup": "dialog", "data-builder": f"embed-builder-{view}"},
             ),
             html.Span(className="copy-note", role="status"),
         ],

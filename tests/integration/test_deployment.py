@@ -7,6 +7,7 @@ import pytest
 
 from app import create_app
 from app.config import Settings
+from app.embed.lessons import LESSONS
 from app.factory import PAGES
 from app.views import VIEWS
 from tests.dash_client import payload
@@ -117,7 +118,7 @@ def test_a_path_prefix_serves_every_page_under_it(prefixed):
 
     home = _route(client, dependencies, "/course/lazy-rich/", prefix="/course/lazy-rich/")
     links = _hrefs(home)
-    paths = [v.path for v in VIEWS] + [p.path for p in PAGES]
+    paths = [v.path for v in VIEWS] + [p.path for p in PAGES] + [s.path() for s in LESSONS]
     assert links == {"/course/lazy-rich/"} | {f"/course/lazy-rich{path}" for path in paths}
     for view in VIEWS:
         rendered = _route(

@@ -92,6 +92,11 @@ def test_a_first_load_draws_every_plot():
     assert ask.stale_after(["a", "b"], frozenset(), [1]) == []
 
 
+def test_a_first_load_leaves_out_the_plots_an_embed_does_not_show():
+    ask = Request.parse({"hidden": ["a", "b"], "left_out": ["b", "zz", 3]})
+    assert ask.plan(["a", "b"]) == (frozenset({"b"}), frozenset())
+
+
 def test_a_plot_not_drawn_gets_no_update():
     whole = _figure([2])
     updates = figure_updates([_figure([1]), None], [None, whole])

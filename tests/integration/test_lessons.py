@@ -1,0 +1,133 @@
+"""The lessons (app/embed/lessons.py): every figure's link opens its view without a message,
+every button and prompt sets values its figure's controls take, and what the text says of the
+figures holds on their own computed results — a lesson whose numbers stop showing what it says
+fails here instead of teaching the wrong thing."""
+
+from __future__ import annotations
+
+import html
+import json
+from dataclasses import asdict
+from html.parser import HTMLParser
+from urllib.parse import urlsplit
+
+import numpy as np
+import pytest
+
+from app.cache import ResultCache
+from app.core.claims import crossing_time, value_at
+from app.embed import lessons
+from app.views import VIEWS
+
+BY_PATH = {view.path: view for view in VIEWS}
+
+
+class _Parts(HTMLParser):
+    """A lesson's frames (id → src) and its drivers (frame id, values set)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.frames: dict[str, str] = {}
+        self.drivers: list[tuple[str, dict]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        found = dict(attrs)
+        if tag == "iframe":
+            self.frames[found["id"]] = found["src"]
+        if "data-lazy-rich-set" in found:
+            self.drivers.append(
+                (found["data-lazy-rich-frame"], json.loads(found["data-lazy-rich-set"]))
+            )
+
+
+def _parts(lesson: lessons.Lesson) -> _Parts:
+    parts = _Parts()
+    parts.feed(lessons.page(lesson.slug, ""))
+    return parts
+
+
+def _view(src: str):
+    address = urlsplit(html.unescape(src))
+    return BY_PATH[address.path], address.query
+
+
+@pytest.fixture(scope="module")
+def cache() -> ResultCache:
+    return ResultCache.in_memory()
+
+
+@pytest.mark.parametrize("lesson", lessons.LESSONS, ids=lambda lesson: lesson.slug)
+def test_every_figure_opens_and_every_button_sets_what_its_figure_takes(lesson):
+    parts = _parts(lesson)
+    assert parts.frames and parts.drivers
+    for ident, src in parts.frames.items():
+        view, query = _view(src)
+        state = view.parse_link("?" + query)
+        assert not state.messages, (ident, state.messages)
+        assert "embed=1" in query
+    for ident, values in parts.drivers:
+        view, query = _view(parts.frames[ident])
+        start = view.parse_link("?" + query).controls
+        moved = view.spec.with_overrides({**asdict(start), **values})  # a bad value raises
+        assert set(values) <= set(view.spec.names)
+        assert [getattr(moved, name) for name in values] == list(values.values())
+
+
+def _regime(cache: ResultCache, delta: float):
+    view, query = _view(_parts(lessons.BY_SLUG["balance-decides-lazy-or-rich"]).frames["regimes"])
+    start = view.parse_link("?" + query).controls
+    controls = view.spec.with_overrides({**asdict(start), "delta": delta})
+    return view.results(cache, controls).result.exact
+
+
+def test_the_regimes_lesson_says_what_its_figure_shows(cache):
+    """The three regimes' numbers in the text of balance-decides-lazy-or-rich.html."""
+    up, balanced, down = (_regime(cache, delta) for delta in (5.0, 0.0, -5.0))
+    assert 1e-4 < np.max(up.kernel_distance) < 1e-3  # "above 0.001 … in units of 10⁻⁴"
+    assert value_at(balanced.t, balanced.kernel_distance, 1.0) > 0.1  # "above 0.1 by t = 1"
+    assert np.min(down.mu[down.t <= 5.0]) < 0.1  # "μ below 0.1 by t = 5"
+    assert value_at(down.t, down.kernel_distance, 5.0) < 0.02  # "S stays below 0.02"
+    assert crossing_time(down.t, down.kernel_distance, 0.5) > 10  # "crosses 0.5 after t = 10"
+    assert down.kernel_distance[-1] > 0.8  # "ends above 0.8"
+
+
+def test_the_paths_lesson_says_what_its_figure_shows(cache):
+    """The β paths' figure is a paper card's set-up: the text repeats its checked claim."""
+    view, query = _view(_parts(lessons.BY_SLUG["balance-decides-lazy-or-rich"]).frames["paths"])
+    state = view.parse_link("?" + query)
+    preset = next(p for p in view.presets if p.slug == "fig-4a-beta-paths-for-several-delta")
+    assert preset.claim is not None
+    evidence = preset.claim.evaluate(state.controls, view.results(cache, state.controls).result)
+    assert evidence.holds, evidence.found
+
+
+def _driven(cache: ResultCache, slug: str, ident: str, values: dict):
+    """(the state a lesson's button or prompt leads its figure ``ident`` to, its result)."""
+    view, query = _view(_parts(lessons.BY_SLUG[slug]).frames[ident])
+    start = view.parse_link("?" + query).controls
+    controls = view.spec.with_overrides({**asdict(start), **values})
+    return view, controls, view.results(cache, controls).result
+
+
+def test_the_lambda_lesson_s_buttons_lead_to_paper_cards_whose_claims_hold(cache):
+    """Every state a button of the-architecture-decides-which-lambda-is-lazy.html leads to is
+    a Fig. 5 card's set-up, and the card's checked claim holds; the text's own numbers too."""
+    slug = "the-architecture-decides-which-lambda-is-lazy"
+    parts = _parts(lessons.BY_SLUG[slug])
+    shown = {}
+    for ident, values in [*((i, {}) for i in parts.frames), *parts.drivers]:
+        view, controls, result = _driven(cache, slug, ident, values)
+        card = next(
+            p for p in view.presets if view.spec.with_overrides(p.values) == controls
+        )  # StopIteration: a state that is no card's
+        evidence = card.claim.evaluate(controls, result)
+        assert evidence.holds, (card.slug, evidence.found)
+        shown[(controls.shape, controls.lam)] = result.exact
+    lazy, late = shown[("funnel", 10.0)], shown[("funnel", -10.0)]
+    assert np.max(lazy.kernel_distance) < 1e-4  # "S stays below 10⁻⁴"
+    assert value_at(lazy.t, lazy.loss, 1.0) / lazy.loss[0] < 1e-8  # "a billionth by t = 1"
+    assert value_at(late.t, late.loss, 1.0) / late.loss[0] < 0.5  # "more than half"
+    final = late.kernel_distance[-1]
+    assert 0.4 < final < 0.5  # "about 0.46"
+    assert crossing_time(late.t, late.kernel_distance, final / 2) > 10  # "only after t = 10"
+    assert np.max(shown[("inverted funnel", -10.0)].kernel_distance) < 1e-5  # "below 10⁻⁵"
