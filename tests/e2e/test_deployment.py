@@ -47,7 +47,8 @@ def test_production_server_settings(tmp_path):
         assert status == 200
         assert headers["X-Content-Type-Options"] == "nosniff"
         assert headers["Referrer-Policy"] == "strict-origin-when-cross-origin"
-        assert "frame-ancestors https://canvas.example.edu" in headers["Content-Security-Policy"]
+        policy = headers["Content-Security-Policy"]
+        assert "frame-ancestors 'self' https://canvas.example.edu" in policy  # (its lessons)
         config = page.decode().split('id="_dash-config" type="application/json">')[1]
         config = json.loads(config.split("<")[0])
         assert config["ui"] is False and "hot_reload" not in config
