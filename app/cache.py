@@ -14,8 +14,12 @@ unreachable Redis costs one timeout per worker every half minute, not one per re
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
+import os
+import struct
+import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -24,10 +28,11 @@ from typing import IO, Any, TypeVar
 from cachelib.serializers import BaseSerializer
 from flask import Flask
 from flask_caching import Cache
+from flask_caching.backends.filesystemcache import FileSystemCache
 
 from .codec import CodecError, codec_for
 
-__all__ = ["DataOnlySerializer", "ResultCache"]
+__all__ = ["DataOnlySerializer", "ResultCache", "SafeFileSystemCache"]
 
 log = logging.getLogger(__name__)
 Result = TypeVar("Result")
@@ -71,6 +76,42 @@ class DataOnlySerializer(BaseSerializer):
         return self.loads(f.read())
 
 
+class SafeFileSystemCache(FileSystemCache):
+    """flask-caching's file-system cache, except that a write that fails — a full disk, a
+    folder made read-only — removes its temporary file (cachelib leaves it, an empty file
+    per failed write, until the disk is full of them)."""
+
+    def set(
+        self, key: str, value: Any, timeout: int | None = None, mgmt_element: bool = False
+    ) -> bool:
+        if mgmt_element:
+            timeout = 0
+        else:
+            self._prune()
+        timeout = self._normalize_timeout(timeout)
+        filename = self._get_filename(key)
+        overwrite = os.path.isfile(filename)
+        temporary = None
+        try:
+            handle, temporary = tempfile.mkstemp(suffix=self._fs_transaction_suffix, dir=self._path)
+            with os.fdopen(handle, "wb") as stream:
+                stream.write(struct.pack("I", timeout))
+                self.serializer.dump(value, stream)
+            self._run_safely(os.replace, temporary, filename)
+            temporary = None
+            self._run_safely(os.chmod, filename, self._mode)
+        except OSError as error:
+            log.warning("cache file %s not written (%s)", filename, error.strerror)
+            return False
+        finally:
+            if temporary is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(temporary)
+        if not overwrite and not mgmt_element:
+            self._update_count(delta=1)
+        return True
+
+
 class ResultCache:
     def __init__(self, cache: Cache, retry_after: float = RETRY_AFTER_SECONDS) -> None:
         self.cache = cache
@@ -91,6 +132,8 @@ class ResultCache:
         serializer whatever the backend."""
         if config.get("CACHE_TYPE") != "NullCache":  # the one backend that stores nothing
             config = config | {"CACHE_SERIALIZER": DataOnlySerializer()}
+        if config.get("CACHE_TYPE") == "FileSystemCache":
+            config = config | {"CACHE_TYPE": f"{__name__}.SafeFileSystemCache"}
         flask_cache = Cache(server, config=config)
         return cls(flask_cache, retry_after)
 

@@ -17,7 +17,13 @@ that names the variable and what it accepts (a deployment fails loudly, not half
   networks) run on Celery workers (``celery --app app.worker worker``) instead of processes
   beside the web worker; the result cache must then be shared too (``CACHE_REDIS_URL``).
 * ``COMPRESS`` — ``1`` (default) or ``0``: send answers brotli- or gzip-compressed.
-* ``JOBS_DIR`` — where those processes keep their jobs' state (default ``<CACHE_DIR>-jobs``).
+* ``JOBS_DIR`` — where jobs keep their state when no Redis is set (default
+  ``<CACHE_DIR>-jobs``, a folder only the server's user may enter).
+* ``JOB_SLOTS`` (1) — jobs each web process runs at once beside it (without Celery);
+  ``JOB_QUEUE`` (8) — computations queued or running at once in all; ``JOBS_PER_CLIENT`` (1)
+  — of those, per page; ``UPDATES_PER_CLIENT`` (1) — a page's updates computed at once;
+  ``REQUESTS_PER_SECOND`` (40) — a page's callback requests a second (twice that in a burst);
+  ``JOB_TIME_LIMIT`` (3600) — the longest any job may run, in seconds.
 * ``FRAME_ANCESTORS`` — pages allowed to embed the app in an iframe
   (``https://canvas.example.edu``); unset, any page may.
 * ``DASH_URL_BASE_PATHNAME`` — serve under a path prefix (``/lazy-rich/``); or
@@ -106,8 +112,9 @@ def frame_ancestors(raw: str) -> str:
 def _redis_url(raw: str, name: str = "CACHE_REDIS_URL") -> str:
     parts = urlsplit(raw)
     if parts.scheme not in ("redis", "rediss", "unix") or not (parts.netloc or parts.path):
+        shown = re.sub(r"//[^@/]*@", "//…@", raw[:80])  # never a password in a message
         raise ValueError(
-            f"{name} must look like redis://host:6379/0 (or rediss://, unix://); got {raw[:80]!r}."
+            f"{name} must look like redis://host:6379/0 (or rediss://, unix://); got {shown!r}."
         )
     return raw
 
@@ -132,11 +139,23 @@ class Settings:
     cache_threshold: int = 2000
     #: seconds a failing cache backend is bypassed before it is tried again
     cache_retry_after: int = 30
-    #: Celery's broker (and result backend) for background jobs; None: jobs run beside the
-    #: web worker
+    #: Celery's broker for background jobs (and their records' Redis); None: jobs run beside
+    #: the web worker
     background_broker_url: str | None = None
     #: the folder of those jobs' state when they run beside the web worker
     jobs_dir: str = os.path.join(tempfile.gettempdir(), "lazy-rich-cache-jobs")
+    #: jobs each web process runs at once beside it (without Celery)
+    job_slots: int = 1
+    #: computations queued or running at once, in all and per client (a page)
+    job_queue: int = 8
+    jobs_per_client: int = 1
+    #: a client's updates computed at once (more are answered "busy" at once): a page has one
+    #: in flight, and a client with two would take both cores of a small server from the class
+    updates_per_client: int = 1
+    #: callback requests a second a client may send (twice that in a burst); more get 429
+    requests_per_second: int = 40
+    #: the longest any background job may run (s); each job's own limit is from its estimate
+    job_time_limit: int = 3600
     #: compress answers (scripts once per worker, callback answers as they go)
     compress: bool = True
     cache_redis_url: str | None = None
@@ -190,6 +209,14 @@ class Settings:
             cache_retry_after=_integer(env, "CACHE_RETRY_AFTER", cls.cache_retry_after, 0, 3600),
             background_broker_url=_redis_url(broker, "BACKGROUND_BROKER_URL") if broker else None,
             jobs_dir=env.get("JOBS_DIR", "").strip() or cache_dir.rstrip("/") + "-jobs",
+            job_slots=_integer(env, "JOB_SLOTS", cls.job_slots, 1, 64),
+            job_queue=_integer(env, "JOB_QUEUE", cls.job_queue, 1, 10_000),
+            jobs_per_client=_integer(env, "JOBS_PER_CLIENT", cls.jobs_per_client, 1, 100),
+            updates_per_client=_integer(env, "UPDATES_PER_CLIENT", cls.updates_per_client, 1, 64),
+            job_time_limit=_integer(env, "JOB_TIME_LIMIT", cls.job_time_limit, 60, 86_400),
+            requests_per_second=_integer(
+                env, "REQUESTS_PER_SECOND", cls.requests_per_second, 1, 100_000
+            ),
             compress=_switch(env, "COMPRESS", cls.compress),
             cache_redis_url=redis_url,
             cache_key_prefix=prefix,

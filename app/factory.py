@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable
 
 from dash import Dash, Input, Output, State, dcc, html
-from flask import Response, jsonify
+from flask import Response, g, jsonify, request
 from werkzeug.exceptions import HTTPException
 
 from solvers.networks import compile_training_loop, prepare_fit
@@ -18,9 +18,11 @@ from . import embed, home, paper_figures
 from .cache import ResultCache
 from .compression import enable_compression
 from .config import MAX_REQUEST_BYTES, Settings
-from .core.jobs import manager
+from .core.jobs import Jobs
 from .core.page import Page
 from .core.state import EMBED, query_pairs
+from .fair import ClientRate, ClientSlots, RateLimitedLog, RequestGate, client_of, page_of
+from .job_runner import jobs_for
 from .memory import keep_freed_memory
 from .ui import components
 from .views import BY_KEY, MAPS, PAPERS, VIEWS
@@ -28,6 +30,11 @@ from .views import BY_KEY, MAPS, PAPERS, VIEWS
 __all__ = ["create_app"]
 
 log = logging.getLogger(__name__)
+#: callback requests a page may have in progress at once (an update, a poll) before its rate
+#: counts
+CONCURRENT_REQUESTS = 2
+#: malformed requests are logged, but a flood of them writes a few lines a minute
+refusals = RateLimitedLog(log, per_minute=10)
 
 #: pages that are not model views, besides the start page
 PAGES: tuple[Page, ...] = (paper_figures.PAGE,)
@@ -62,21 +69,26 @@ def create_app(settings: Settings | None = None, **dash_options) -> Dash:
         app.server, settings.flask_caching_config(), settings.cache_retry_after
     )
     app.server.config["RESULT_CACHE"] = cache
-    jobs, celery = manager(settings)
+    jobs, celery = jobs_for(settings, cache, BY_KEY)
+    app.server.config["JOBS"] = jobs
     app.server.config["CELERY_APP"] = celery  # the worker's entry point (app/worker.py)
+    # (made before gunicorn forks its workers, so that they share the counts)
+    slots = ClientSlots(settings.updates_per_client)
     app.layout = html.Div([dcc.Location(id="url"), html.Div(id="page")])
     _register_router(app)
     for view in VIEWS:
-        view.register(app, cache, jobs)
+        view.register(app, cache, jobs, slots)
     for page in PAGES:
         if page.register is not None:
             page.register(app, cache)
     if settings.compress:
         enable_compression(app.server, (app.config.routes_pathname_prefix,))
-    _add_health_check(app, settings, cache)
+    _add_health_check(app, settings, cache, jobs)
     embed.install(app, settings)  # /embed.js, the lessons, the origins that may drive embeds
     _add_security_headers(app, settings)
     _refuse_malformed_requests(app)
+    rate = ClientRate(settings.requests_per_second, 2 * settings.requests_per_second)
+    _limit_request_rates(app, RequestGate(CONCURRENT_REQUESTS, rate))
     _register_component_bundles(app)
     return app
 
@@ -163,12 +175,18 @@ def _register_router(app: Dash) -> None:
         return components.page_shell(body, navigation=shell, current=current, embed=embed)
 
 
-def _add_health_check(app: Dash, settings: Settings, cache: ResultCache) -> None:
+def _add_health_check(app: Dash, settings: Settings, cache: ResultCache, jobs: Jobs | None) -> None:
     """``/healthz`` (and under the routes prefix) for load balancers: cheap, always 200 while
-    the worker serves. A failing cache does not make the app unhealthy — pages still compute."""
+    the worker serves. A failing cache does not make the app unhealthy — pages still compute;
+    when no job worker has answered lately, or the job store is away, the status is
+    ``degraded`` and ``jobs`` says why (maps wait, sliders do not)."""
 
     def health():
         body = {"status": "ok", "cache": settings.cache_type, "cache_available": cache.available}
+        if jobs is not None:
+            body["jobs"] = jobs.health()
+            if body["jobs"].get("problem") or not body["jobs"].get("store_available"):
+                body["status"] = "degraded"
         return Response(json.dumps(body), mimetype="application/json")
 
     paths = {"/healthz", app.config.routes_pathname_prefix + "healthz"}
@@ -180,7 +198,9 @@ def _add_security_headers(app: Dash, settings: Settings) -> None:
     """Headers on every answer. Embedding in iframes is allowed unless ``FRAME_ANCESTORS``
     names the pages that may embed the app; no ``X-Frame-Options`` is sent, as it cannot name
     several origins and would override the CSP in old browsers."""
-    policy = ["base-uri 'self'", "object-src 'none'", "form-action 'self'"]
+    # scripts only from the app itself and Dash's own inline ones, by their hashes
+    scripts = " ".join(["'self'", *app.csp_hashes()])
+    policy = [f"script-src {scripts}", "base-uri 'self'", "object-src 'none'", "form-action 'self'"]
     ancestors = embed.frame_ancestors(settings.frame_ancestors)  # and the app's own lessons
     if ancestors:
         policy.append(f"frame-ancestors {ancestors}")
@@ -213,6 +233,31 @@ def _assets_folder():
     return Path(__file__).resolve().parent.parent / "assets"
 
 
+def _limit_request_rates(app: Dash, gate: RequestGate) -> None:
+    """A client with more callback requests in progress at once than a page has, that also
+    sends them faster than its rate allows (a script, a flood), is refused at once, before any
+    work (429), so that its flood costs the others little (:class:`app.fair.RequestGate`)."""
+    path = app.config.routes_pathname_prefix + "_dash-update-component"
+
+    @app.server.before_request
+    def limit():
+        if request.method != "POST" or request.path != path:
+            return None
+        client = client_of(page_of(request.get_json(silent=True)), request.remote_addr)
+        g.lazy_rich_client = client
+        if gate.enter(client):
+            return None
+        response = jsonify({"error": "too many requests"})
+        response.status_code, response.headers["Retry-After"] = 429, "1"
+        return response
+
+    @app.server.teardown_request
+    def done(error=None):
+        client = g.pop("lazy_rich_client", None)
+        if client is not None:
+            gate.leave(client)
+
+
 def _refuse_malformed_requests(app: Dash) -> None:
     """Turn errors from malformed requests into 400s: the server never answers 500."""
 
@@ -220,5 +265,5 @@ def _refuse_malformed_requests(app: Dash) -> None:
     def handle(error):
         if isinstance(error, HTTPException):
             return error
-        log.warning("refused a request that failed: %r", error)
-        return jsonify({"error": "bad request", "detail": str(error)[:200]}), 400
+        refusals.warning("refused a request that failed: %r", error)
+        return jsonify({"error": "bad request", "detail": type(error).__name__}), 400

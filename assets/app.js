@@ -200,10 +200,11 @@
     obeyWaiting();  // a course page's messages that came before the view was ready
   }
 
-  /* A background job finished: ask again (the answer now comes from the result cache). */
+  /* A background job ended: the gate will ask again, woken through Dash's own chain (its
+   * "-job-done" store wakes it, assets/jobs.js), so that the server callback reads how the job
+   * ended (an answer read here may come before Dash has stored it). */
   function jobDone(key) {
     gateOf(key).force = true;
-    wake(key);
   }
 
   /* A view opened again (navigating back to it) is a new page with empty plots: what the
@@ -546,8 +547,9 @@
       gate: function () {
         var args = Array.prototype.slice.call(arguments);
         var frame = args.pop();
-        args.pop();  // the wake store: only the call matters
+        var woken = args.pop();  // the wake store: only the call matters, or it forces one
         var key = viewKey("-request");
+        if (woken && typeof woken === "object" && woken.force) { gateOf(key).force = true; }
         var inputs = window.dash_clientside.callback_context.inputs_list || [];
         gateOf(key).ids = inputs.slice(0, args.length).map(function (item) { return item.id; });
         return gateFor(key, args, Number(frame) || 0);

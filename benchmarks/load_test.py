@@ -3,6 +3,7 @@
     python benchmarks/load_test.py                      # 16 and then 50 clients, 20 s each
     python benchmarks/load_test.py --clients 200 --duration 60 --workers 4
     python benchmarks/load_test.py --faults             # the three fault scenarios
+    python benchmarks/load_test.py --flood --rounds 4 --duration 20   # one greedy client
 
 Starts the Procfile's server (``gunicorn app:server`` with ``gunicorn.conf.py``; workers and
 threads as in production unless ``--workers``/``--threads`` say otherwise, a fresh file-system
@@ -17,8 +18,10 @@ Prints, per client count: requests per second, latency percentiles (p50/p95/p99/
 the number of errors (any answer other than HTTP 200/204, or no answer within 30 s, after the
 one resend a browser makes when a connection breaks). ``--faults`` instead runs 8 students
 through each fault of :mod:`tests.faults` (a worker killed, Redis restarted, the cache folder
-made read-only) and prints requests sent, failed and resent. The load generator itself is
-:mod:`tests.load`.
+made read-only) and prints requests sent, failed and resent. ``--flood`` alternates quiet
+phases and phases where one client floods maps and costly states on eight connections
+(:func:`tests.faults.flood`), ``--duration`` s each, and prints the student's latency in each
+and what the greedy client got. The load generator itself is :mod:`tests.load`.
 """
 
 from __future__ import annotations
@@ -66,6 +69,14 @@ def run_faults() -> None:
         print(scenario().row(), flush=True)
 
 
+def run_flood(rounds: int, seconds: float) -> None:
+    facts = faults.flood(rounds=rounds, seconds=seconds)
+    facts.pop("outcomes", None)
+    print(f"one greedy client, {rounds} rounds of {seconds:.0f} s quiet / {seconds:.0f} s flooded")
+    for name, value in facts.items():
+        print(f"  {name}: {value}", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clients", type=int, nargs="+", default=[16, 50])
@@ -74,9 +85,14 @@ def main() -> None:
     parser.add_argument("--threads", type=int, help="threads per worker (default: production's)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--faults", action="store_true", help="run the fault scenarios instead")
+    parser.add_argument("--flood", action="store_true", help="one greedy client instead")
+    parser.add_argument("--rounds", type=int, default=4, help="quiet/flooded rounds (--flood)")
     options = parser.parse_args()
     if options.faults:
         run_faults()
+        return
+    if options.flood:
+        run_flood(options.rounds, options.duration)
         return
 
     production = runpy.run_path(str(ROOT / "gunicorn.conf.py"))  # what the Procfile would use

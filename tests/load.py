@@ -25,11 +25,14 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 import requests
+import urllib3
 
+from app.core.view import BUSY
 from app.views import VIEWS
 from tests.dash_client import payload, view_request
 
 TIMEOUT_SECONDS = 30
+urllib3.disable_warnings(urllib3.exceptions.InsecureRequestWarning)
 
 
 @dataclass(frozen=True)
@@ -39,6 +42,8 @@ class Outcome:
     status: int | None  #: HTTP status of the final answer; None if none came
     retried: bool  #: the first attempt broke without an answer and was sent again
     error: str | None  #: why the request failed (None if it succeeded)
+    #: answered without being computed: the page had too many requests in progress
+    refused: bool = False
 
 
 @dataclass
@@ -79,6 +84,15 @@ class Tally:
         return [o for o in self.snapshot() if o.error]
 
 
+def _session() -> requests.Session:
+    """A client's connection; the test proxy's certificate is self-signed (tests.servers), and
+    no certificate bundle of the environment applies to it."""
+    session = requests.Session()
+    session.verify = False
+    session.trust_env = False
+    return session
+
+
 class Student:
     """One simulated user: a view, its current control values and a slider being dragged."""
 
@@ -89,7 +103,9 @@ class Student:
         self.dependencies = dependencies
         self.rng = random.Random(seed)
         self.views = tuple(views)
-        self.session = requests.Session()
+        self.session = _session()
+        #: the page's own id, as its layout gives it (fair use counts per page)
+        self.page = {"embed": False, "messages": [], "client": f"{self.rng.getrandbits(64):016x}"}
         self.open_view(self.rng.choice(self.views))
 
     def open_view(self, view) -> None:
@@ -100,26 +116,29 @@ class Student:
         )
         self.sliders = [f for f in view.spec.fields if f.kind in ("float", "int") and f.physics]
 
-    def _attempt(self, body: dict) -> tuple[int | None, str | None]:
+    def _attempt(self, body: dict) -> tuple[int | None, str | None, bool]:
         try:
             response = self.session.post(
                 self.url + "/_dash-update-component", json=body, timeout=TIMEOUT_SECONDS
             )
         except requests.ConnectionError as error:
-            return None, type(error).__name__
+            return None, type(error).__name__, False
         except requests.RequestException as error:
-            return None, type(error).__name__ + " (no retry)"
+            return None, type(error).__name__ + " (no retry)", False
         ok = response.status_code in (200, 204)
-        return response.status_code, None if ok else f"HTTP {response.status_code}"
+        refused = BUSY[:60] in response.text
+        return response.status_code, None if ok else f"HTTP {response.status_code}", refused
 
     def post(self, body: dict, tally: Tally) -> None:
         ident, start = tally.start()
-        status, error = self._attempt(body)
+        status, error, refused = self._attempt(body)
         retried = status is None and not (error or "").endswith("(no retry)")
         if retried:  # the connection broke before an answer: resend once, as browsers do
             self.session.close()
-            status, error = self._attempt(body)
-        tally.add(ident, Outcome(start, time.monotonic() - start, status, retried, error))
+            self.session = _session()
+            status, error, refused = self._attempt(body)
+        seconds = time.monotonic() - start
+        tally.add(ident, Outcome(start, seconds, status, retried, error, refused))
 
     def nudge(self, spec, position: float) -> None:
         """Move a slider to a relative position in [0, 1] of its (log) range."""
@@ -140,7 +159,8 @@ class Student:
                 return
             position = min(1.0, max(0.0, position + step))
             self.nudge(spec, position)
-            self.post(view_request(self.dependencies, self.view, self.values), tally)
+            body = view_request(self.dependencies, self.view, self.values, page=self.page)
+            self.post(body, tally)
 
     def run(self, tally: Tally, stop: threading.Event) -> None:
         while not stop.is_set():
@@ -159,7 +179,7 @@ class Student:
 def students(url: str, clients: int, seed: int = 0, views: Sequence = VIEWS) -> Iterator[Tally]:
     """``clients`` students load ``url`` while the block runs, on ``views`` (every view by
     default); yields their running tally."""
-    dependencies = requests.get(url + "/_dash-dependencies", timeout=10).json()
+    dependencies = _session().get(url + "/_dash-dependencies", timeout=10).json()
     tally, stop = Tally(), threading.Event()
     crowd = [Student(url, dependencies, seed + k, views) for k in range(clients)]
     threads = [threading.Thread(target=s.run, args=(tally, stop), daemon=True) for s in crowd]

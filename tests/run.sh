@@ -10,7 +10,7 @@
 # pyproject.toml allows. Set TEST_VENV=/some/folder to keep (and reuse) it between runs.
 #
 # Browser tests drive Debian's chromium (never a downloaded browser); cache tests start a real
-# redis-server. When these are missing and this runs as root with apt, they are installed;
+# redis-server, the slow-client test nginx. When these are missing and this runs as root with apt, they are installed;
 # otherwise those tests are skipped with a reason (CI sets REQUIRE_ALL=1, which turns such a
 # skip into a failure).
 set -euo pipefail
@@ -20,6 +20,9 @@ started=$SECONDS
 needed=()
 command -v chromium >/dev/null 2>&1 || needed+=(chromium)
 command -v redis-server >/dev/null 2>&1 || needed+=(redis-server)
+# the slow-client test runs the shipped nginx configuration with a self-signed certificate
+[ -x /usr/sbin/nginx ] || command -v nginx >/dev/null 2>&1 || needed+=(nginx)
+command -v openssl >/dev/null 2>&1 || needed+=(openssl)
 python3 -c "import ensurepip, venv" >/dev/null 2>&1 || needed+=(python3-venv)
 if [ ${#needed[@]} -gt 0 ]; then
   if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then

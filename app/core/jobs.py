@@ -1,159 +1,670 @@
 """Background jobs: a request too heavy to answer within a web request (a whole grid of trained
-networks) runs as a Dash background callback, with a progress bar and a cancel button.
+networks) is computed by a job, with a progress bar, a Cancel and, when it fails, a Retry.
 
 The job only fills the result cache; drawing stays where it always is. When a view's
-``heavy(controls)`` says so and the result is not cached yet, the main callback leaves the plots
-as they are and starts a job (the ``{key}-job`` store); the job computes with
-``compute_job(controls, report)``, reporting its progress, and stores the result under the same
-key the main callback reads; its end (``{key}-job-done``) wakes the page's gate, which asks
-again — and now the answer comes from the cache. A second student asking for the same grid gets
-it at once.
+``heavy(controls)`` says so and the result is not cached yet, the main callback keeps the plots
+and asks :meth:`Jobs.submit` for the result; the page then follows its *ticket* (a small
+callback polled every :data:`POLL_MS`) until the job has put the result in the cache, and its
+end (``{key}-job-done``) wakes the page's gate, which asks again and is answered from the
+cache.
 
-Where jobs run is the deployment's choice (:func:`manager`): in processes beside the web worker
-(``DiskcacheManager``, the default, no service needed) or on Celery workers through a Redis
-broker (``CeleryManager``, when a broker URL is set), which lets a class deployment spread maps
-over machines. Either way the result cache must be shared with the web workers (the file-system
-cache on one machine, Redis across machines); with a private in-memory cache, heavy requests
-are computed inside the request instead.
+This is the project's own small job system rather than Dash's background callbacks, because a
+class needs what those lack (see docs/deploying.md):
+
+* **identity per request, results per setting** — every request gets its own ticket; the
+  computation belongs to the *setting* (the view and its physics values), so two pages that
+  open the same map at once follow one computation, and a page's poll or Cancel only ever
+  touches its own ticket (Dash keyed both on the inputs: one page took the other's result
+  and cancelled its job);
+* **never silent** — a job's record carries a heartbeat; a job whose worker died, that failed,
+  that took longer than its limit or that nobody knows any more ends on the page with a
+  message and a Retry within :data:`LOST_AFTER` seconds;
+* **data only** — records, tickets and progress are JSON (:mod:`app.job_store`), results go
+  through the data-only result cache; nothing a request can reach is unpickled;
+* **fair use** — a bounded queue and a per-client bound (:class:`JobLimits`), and a job that
+  no page follows any more (the page went away or moved on) stops.
+
+Where jobs run is :mod:`app.job_runner`'s business: processes forked beside the web worker
+(the default, no service needed) or Celery workers through Redis.
 """
 
 from __future__ import annotations
 
 import logging
+import math
+import re
+import secrets
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, fields, replace
+from typing import TYPE_CHECKING, Any, Protocol
 
-from dash import ClientsideFunction, Dash, Input, Output, State
+from dash import ClientsideFunction, Dash, Input, Output, State, dcc, html, no_update
 
-from ..cache import ResultCache
+from ..job_store import JobStore, StoreError, digest
+from ..ui import components
 from .updates import echo
 
 if TYPE_CHECKING:
     from .view import View
 
-__all__ = ["Jobs", "failed_job", "finished_job_text", "manager", "succeeded_job"]
+__all__ = [
+    "JOB_STATUS",
+    "JobLimits",
+    "JobOutcome",
+    "JobRecord",
+    "JobStatus",
+    "Jobs",
+    "page_parts",
+]
 
 log = logging.getLogger(__name__)
 
-#: how often the page asks for a running job's progress (ms)
+#: how often the page asks for its job's progress (ms)
 POLL_MS = 500
+#: how often a running job writes its progress and heartbeat (s)
+BEAT_SECONDS = 1.0
+#: a running job whose heartbeat is older than this is lost (its worker died); so is a queued
+#: one when no worker has answered for this long
+LOST_AFTER = 20.0
+#: a page's ticket lapses when the page has not asked for this long (it went away): a job no
+#: ticket follows stops. Long enough for a background tab, whose timers a browser slows to
+#: one a minute.
+TICKET_SECONDS = 90.0
+#: how long an ended job's record is kept (for the pages still following it)
+ENDED_SECONDS = 600.0
+#: how long a page's ticket and its job's record may both be missing (a store that restarted)
+#: before the page is told that the computation is lost
+MISSING_GRACE = 5.0
+#: how long a page goes on waiting while the job store is unreachable (a Redis restarting)
+#: before it is told that background computations cannot run now
+UNREACHABLE_GRACE = 10.0
+#: a job that stopped this many times without an answer (its worker died) is not run again
+MAX_TRIES = 2
+
+#: the page's status line while a job computes its plots
+JOB_STATUS = "Computing in the background (progress below); the plots show the last result."
+CANCELLED = "Cancelled: the plots show the last finished result."
+LOST = (
+    "The computation stopped without an answer (its worker stopped or restarted). "
+    "Retry to compute it again."
+)
+UNKNOWN = (
+    "The server no longer knows this computation (it may have restarted). "
+    "Retry to compute it again."
+)
+NO_WORKER = (
+    "No worker is running to compute this (the server's job workers are down). "
+    "Retry later, or tell whoever runs the server."
+)
+STORE_DOWN = (
+    "The server cannot run background computations right now (its job store is unavailable). "
+    "Retry in a minute."
+)
+NOT_KEPT = (
+    "The result was computed but could not be kept (the server's result cache is unavailable). "
+    "Retry in a minute."
+)
+UNWATCHED = "The computation was stopped because no page was following it. Retry to start it."
+MALFORMED = "This request was not understood, so no computation was started."
+TOO_LONG = (
+    "The computation needed more than its limit of {limit} of computing time and was stopped: "
+    "choose a smaller setting."
+)
+TOO_LONG_WALL = (
+    "The computation took longer than its limit of {limit} by the clock (the server is very "
+    "busy, or it hung) and was stopped. Retry later."
+)
+STOPPED_TWICE = (
+    "The computation stopped twice without an answer (it may need more memory than the "
+    "server has). Choose a smaller setting."
+)
+QUEUE_FULL = "The server is busy with other computations: try again in about {wait}."
+CLIENT_FULL = (
+    "This page already has a computation running: wait for it to finish, or cancel it, "
+    "before starting another."
+)
+
+_TICKET = re.compile(r"[0-9a-f]{32}")
+_SETTING = re.compile(r"[a-z0-9-]{1,40}:[0-9a-f]{32}")
 
 
-def _same_job(done: Any, raw: Sequence[Any]) -> bool:
-    return isinstance(done, dict) and done.get("values") == echo(list(raw))
+def _wait_text(seconds: float) -> str:
+    if seconds < 90:
+        return f"{5 * math.ceil(max(seconds, 5) / 5):.0f} s"
+    return f"{math.ceil(seconds / 60):.0f} minutes"
 
 
-def failed_job(done: Any, raw: Sequence[Any]) -> str | None:
-    """The message of the page's last job if it was for these values and failed."""
-    if _same_job(done, raw) and done.get("ok") is False:
-        return f"This combination could not be computed: {str(done.get('error'))[:300]}"
-    return None
-
-
-def finished_job_text(done: Any, raw: Sequence[Any]) -> str | None:
-    """How the page's last job computed these values, if it did (its result now comes from
-    the cache, which is where the job put it)."""
-    if not succeeded_job(done, raw):
-        return None
-    seconds = done.get("seconds")
-    if isinstance(seconds, int | float) and not isinstance(seconds, bool) and seconds >= 0:
-        return f"Computed in the background in {seconds:.1f} s."
-    return "Computed in the background."
-
-
-def succeeded_job(done: Any, raw: Sequence[Any]) -> bool:
-    """Whether the page's last job was for these values and finished (if its result is not in
-    the cache after all, the main callback computes it rather than start it again)."""
-    return _same_job(done, raw) and done.get("ok") is True
+def limit_text(seconds: float) -> str:
+    return _wait_text(seconds)
 
 
 @dataclass(frozen=True)
+class JobOutcome:
+    """How a background job ended, as the page keeps it (its ``{key}-job-done`` store): for
+    which control values, whether it succeeded, and if not, what the page says."""
+
+    #: the control values the job computed (as the gate echoes them)
+    values: list
+    ok: bool
+    #: why it did not succeed, for the page (empty when it did)
+    message: str = ""
+
+    def to_data(self) -> dict:
+        return {"values": self.values, "ok": self.ok, "message": self.message}
+
+    @classmethod
+    def parse(cls, raw: Any) -> JobOutcome | None:
+        """The outcome a page sent back, or None for anything that is not one."""
+        if not isinstance(raw, dict) or not isinstance(raw.get("ok"), bool):
+            return None
+        values = raw.get("values")
+        if not isinstance(values, list):
+            return None
+        message = raw.get("message")
+        message = message[:300] if isinstance(message, str) else ""
+        return cls(echo(values), raw["ok"], message)
+
+    def concerns(self, asked: list) -> bool:
+        """Whether it was a job for these control values (as the gate echoes them)."""
+        return self.values == asked
+
+
+@dataclass(frozen=True)
+class JobRecord:
+    """A computation of one setting, as the job store keeps it (JSON)."""
+
+    view: str
+    #: the control values it computes (as the gate echoes them)
+    values: list
+    #: ``{view}:{digest of the physics values}``: one computation per setting
+    setting: str
+    #: this computation's id (a retry is a new attempt of the same setting)
+    attempt: str
+    #: the client that started it (fair use counts it)
+    client: str
+    #: queued, running, done, failed or cancelled
+    state: str
+    created: float
+    #: the view's estimate of its run time, and its hard limit (s)
+    seconds: float
+    limit: float
+    progress: float = 0.0
+    text: str = ""
+    #: the last heartbeat (time.time()) of the process running it, and that process
+    beat: float = 0.0
+    holder: str = ""
+    #: how many times a worker took it (more than once: one died holding it)
+    tries: int = 0
+    #: why it ended without a result, for the page
+    message: str = ""
+
+    STATES = ("queued", "running", "done", "failed", "cancelled")
+
+    def to_data(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def parse(cls, raw: Any) -> JobRecord | None:
+        """A stored record, checked field by field (a planted value is read as no record)."""
+        if not isinstance(raw, dict) or set(raw) != {f.name for f in fields(cls)}:
+            return None
+        kinds = {"values": list, "progress": float, "beat": float, "created": float}
+        kinds |= {"seconds": float, "limit": float, "tries": int}
+        for name, value in raw.items():
+            kind = kinds.get(name, str)
+            if kind is float and isinstance(value, int) and not isinstance(value, bool):
+                continue
+            if not isinstance(value, kind) or isinstance(value, bool):
+                return None
+        if raw["state"] not in cls.STATES or not _SETTING.fullmatch(raw["setting"]):
+            return None
+        return cls(**raw)
+
+    @property
+    def ended(self) -> bool:
+        return self.state in ("done", "failed", "cancelled")
+
+    def lost(self, now: float) -> bool:
+        """A running job whose heartbeat stopped."""
+        return self.state == "running" and now - self.beat > LOST_AFTER
+
+
+@dataclass(frozen=True)
+class JobStatus:
+    """What the page shows of its job: waiting or running (with progress), done, or failed
+    (with the message a Retry follows)."""
+
+    state: str
+    #: None: unknown for now (the bar keeps what it showed)
+    fraction: float | None = 0.0
+    text: str = ""
+    message: str = ""
+
+
+@dataclass(frozen=True)
+class Follow:
+    """A page following a computation: its own ticket, the setting, the values asked."""
+
+    ticket: str
+    setting: str
+    values: list
+
+    def to_data(self) -> dict:
+        return {"ticket": self.ticket, "setting": self.setting, "values": self.values}
+
+    @classmethod
+    def parse(cls, raw: Any) -> Follow | None:
+        if not isinstance(raw, dict):
+            return None
+        ticket, setting, values = raw.get("ticket"), raw.get("setting"), raw.get("values")
+        if not (isinstance(ticket, str) and _TICKET.fullmatch(ticket)):
+            return None
+        if not (isinstance(setting, str) and _SETTING.fullmatch(setting)):
+            return None
+        return cls(ticket, setting, echo(values) if isinstance(values, list) else [])
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """No computation started: why (for the page)."""
+
+    message: str
+
+    def to_data(self, values: list) -> dict:
+        return {"refused": self.message, "values": values}
+
+
+@dataclass(frozen=True)
+class JobLimits:
+    """Fair use: how many computations may be queued or running at once in all, and for one
+    client (a page); a job's hard limit from its estimate."""
+
+    queue: int = 8
+    per_client: int = 1
+    #: the limit of a job whose view gives no estimate, and the longest limit of any job (s)
+    default_seconds: float = 900.0
+    longest_seconds: float = 3600.0
+
+    def limit(self, estimate: float | None) -> float:
+        """A job's limit of computing (CPU) time: twice its estimate and a minute (the
+        estimate is this machine's; computing time does not stretch on a busy machine,
+        where the job runs at a lower priority and takes longer by the clock)."""
+        if estimate is None or not math.isfinite(estimate):
+            return self.default_seconds
+        return float(min(max(60.0, 2.0 * estimate + 60.0), self.longest_seconds))
+
+
+class Runner(Protocol):
+    """Where jobs run (:mod:`app.job_runner`)."""
+
+    name: str
+
+    def enqueue(self, record: JobRecord) -> None: ...
+
+    def wake(self) -> None: ...
+
+
+def record_key(setting: str) -> str:
+    return f"job:{setting}"
+
+
+def watchers_key(setting: str) -> str:
+    return f"watch:{setting}"
+
+
+def ticket_key(ticket: str) -> str:
+    return f"ticket:{ticket}"
+
+
+WORKERS = "worker:"
+
+
+def well_formed(view: View, request: Any, raw: Sequence[Any]) -> bool:
+    """Whether a request is one a page sends: from the gate (a sequence number), one value per
+    control, each of its control's type. Only such a request starts a computation."""
+    if not isinstance(request, dict) or not isinstance(request.get("seq"), int):
+        return False
+    if len(raw) != len(view.spec.fields):
+        return False
+    for spec, value in zip(view.spec.fields, raw, strict=True):
+        if spec.kind in ("float", "int"):
+            ok = isinstance(value, int | float) and not isinstance(value, bool)
+            ok = ok and math.isfinite(value)
+        elif spec.kind == "choice":
+            ok = isinstance(value, str)
+        else:
+            ok = isinstance(value, list) and all(isinstance(v, str) for v in value)
+        if not ok:
+            return False
+    return True
+
+
 class Jobs:
-    """How heavy requests run: a Dash background-callback manager."""
+    """The job service of one app: submits computations, reports on tickets, cancels them."""
 
-    manager: Any
+    def __init__(
+        self,
+        store: JobStore,
+        runner: Runner | None,
+        limits: JobLimits | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.store = store
+        #: None: computations are recorded but nothing runs them here (tests)
+        self.runner = runner
+        self.limits = limits or JobLimits()
+        self.clock = clock
+        #: ticket → when this process first found the store unreachable while following it
+        self._unreachable: dict[str, float] = {}
 
-    def register(self, view: View, app: Dash, cache: ResultCache) -> None:
+    # -- starting ---------------------------------------------------------------------------
+
+    def setting(self, view: View, controls: Any) -> str:
+        return f"{view.key}:{digest(view.spec.physics_key(controls))}"
+
+    def submit(
+        self, view: View, controls: Any, asked: list, client: str, previous: Any = None
+    ) -> Follow | Refusal:
+        """Follow the computation of these controls' result, starting it unless one is on
+        its way (another page's, which this page then shares). ``previous``: the page's
+        earlier ticket, released first (the page moved on)."""
+        earlier = Follow.parse(previous)
+        try:
+            if earlier is not None:
+                self.release(earlier.ticket, earlier.setting)
+            setting = self.setting(view, controls)
+            # (counting the jobs and adding one must not interleave with another page's)
+            with self.store.exclusive("submit"):
+                current = JobRecord.parse(self.store.get(record_key(setting)))
+                if current is not None and not current.ended and not current.lost(self.clock()):
+                    return self._follow(setting, asked, client)
+                refusal = self._refusal(client)
+                if refusal is not None:
+                    return refusal
+                record = self._new_record(view, controls, asked, client, setting)
+                if self._replace(current, record):
+                    if self.runner is not None:
+                        self.runner.enqueue(record)
+                    log.info("job %s queued for %s (%s)", record.attempt, setting, client)
+                    return self._follow(setting, asked, client)
+        except StoreError as error:
+            log.warning("no background job for %s: %s", view.key, error)
+            return Refusal(STORE_DOWN)
+        except Exception:  # the broker refused the job: the page says so, nothing hangs
+            log.exception("no background job for %s", view.key)
+            return Refusal(STORE_DOWN)
+        return Refusal(STORE_DOWN)
+
+    def _new_record(
+        self, view: View, controls: Any, asked: list, client: str, setting: str
+    ) -> JobRecord:
+        estimate = view.job_seconds(controls) if view.job_seconds is not None else None
+        now = self.clock()
+        return JobRecord(
+            view=view.key,
+            values=asked,
+            setting=setting,
+            attempt=uuid.uuid4().hex,
+            client=client,
+            state="queued",
+            created=now,
+            seconds=float(estimate if estimate is not None else self.limits.default_seconds),
+            limit=self.limits.limit(estimate),
+            beat=now,
+        )
+
+    def _replace(self, current: JobRecord | None, record: JobRecord) -> bool:
+        key, ttl = record_key(record.setting), self.queued_ttl(record)
+        if current is None:
+            return self.store.add(key, record.to_data(), ttl)
+        return self.store.swap(key, current.to_data(), record.to_data(), ttl)
+
+    def queued_ttl(self, record: JobRecord) -> float:
+        """How long a record may wait in the queue: behind a full queue of the longest jobs."""
+        return (self.limits.queue + 1) * self.limits.longest_seconds
+
+    def _follow(self, setting: str, asked: list, client: str) -> Follow:
+        ticket = secrets.token_hex(16)
+        self.store.put(ticket_key(ticket), {"setting": setting, "client": client}, TICKET_SECONDS)
+        self.store.join(watchers_key(setting), ticket, TICKET_SECONDS)
+        return Follow(ticket, setting, asked)
+
+    # -- fair use ---------------------------------------------------------------------------
+
+    def active(self) -> list[JobRecord]:
+        """The computations queued or running now (with a live heartbeat and a page that
+        follows them)."""
+        now, found = self.clock(), []
+        for key in self.store.keys("job:"):
+            record = JobRecord.parse(self.store.get(key))
+            if record is None or record.ended or record.lost(now):
+                continue
+            if self.store.members(watchers_key(record.setting)):
+                found.append(record)
+        return found
+
+    def _refusal(self, client: str) -> Refusal | None:
+        active = self.active()
+        if sum(1 for record in active if record.client == client) >= self.limits.per_client:
+            return Refusal(CLIENT_FULL)
+        if len(active) >= self.limits.queue:
+            return Refusal(QUEUE_FULL.format(wait=_wait_text(self._soonest_end(active))))
+        return None
+
+    def _soonest_end(self, active: list[JobRecord]) -> float:
+        now = self.clock()
+        ends = [r.created + r.seconds - now for r in active if r.state == "running"]
+        return min(ends, default=min((r.seconds for r in active), default=60.0))
+
+    # -- following --------------------------------------------------------------------------
+
+    def status(self, follow: Follow) -> JobStatus:
+        """The state of the computation a page follows; renews the page's ticket."""
+        try:
+            held = self.store.get(ticket_key(follow.ticket))
+            record = JobRecord.parse(self.store.get(record_key(follow.setting)))
+            if held is None and record is None:
+                return self._missing(follow)
+            # (a store that restarted lost the ticket but the job rewrote its record)
+            self.store.put(
+                ticket_key(follow.ticket),
+                {"setting": follow.setting, "client": str((held or {}).get("client", ""))},
+                TICKET_SECONDS,
+            )
+            self.store.join(watchers_key(follow.setting), follow.ticket, TICKET_SECONDS)
+            if self.runner is not None:
+                self.runner.wake()
+            self._unreachable.pop(follow.ticket, None)
+            return self._describe(record)
+        except StoreError as error:
+            log.warning("job status unavailable: %s", error)
+            return self._unreachable_status(follow)
+
+    def _unreachable_status(self, follow: Follow) -> JobStatus:
+        """The store did not answer: a Redis restarting is back within a second or two, and
+        the job runs on meanwhile, so the page waits :data:`UNREACHABLE_GRACE` seconds (as
+        this process counts them) before it says that computations cannot run now."""
+        now = self.clock()
+        if len(self._unreachable) > 10_000:  # (pages that went away while it was down)
+            self._unreachable.clear()
+        since = self._unreachable.setdefault(follow.ticket, now)
+        if now - since < UNREACHABLE_GRACE:
+            return JobStatus("waiting", None, "reconnecting to the job store")
+        self._unreachable.pop(follow.ticket, None)
+        return JobStatus("failed", message=STORE_DOWN)
+
+    def _missing(self, follow: Follow) -> JobStatus:
+        """Neither the page's ticket nor the job's record is known: a store that has just
+        restarted (a running job writes its record again within a second), or gone for good
+        once that has lasted :data:`MISSING_GRACE` seconds."""
+        key, now = f"missing:{follow.ticket}", self.clock()
+        self.store.add(key, {"since": now}, 10 * MISSING_GRACE)
+        since = (self.store.get(key) or {}).get("since", now)
+        if isinstance(since, int | float) and now - since < MISSING_GRACE:
+            return JobStatus("waiting", 0.0, "checking on the computation")
+        return JobStatus("failed", message=UNKNOWN)
+
+    def _describe(self, record: JobRecord | None) -> JobStatus:
+        now = self.clock()
+        if record is None:
+            return JobStatus("failed", message=UNKNOWN)
+        if record.state == "done":
+            return JobStatus("done", 1.0)
+        if record.state in ("failed", "cancelled"):
+            return JobStatus("failed", message=record.message or UNWATCHED)
+        if record.lost(now):
+            return JobStatus("failed", message=LOST)
+        if record.state == "running":
+            return JobStatus("running", record.progress, record.text or "computing")
+        if now - record.created > LOST_AFTER and not self.workers():
+            return JobStatus("failed", message=NO_WORKER)
+        ahead = sum(1 for r in self.active() if r.state == "queued" and r.created < record.created)
+        waiting = "waiting for a free worker" + (f" ({ahead} computations ahead)" if ahead else "")
+        return JobStatus("waiting", 0.0, waiting)
+
+    def workers(self) -> list[str]:
+        """The workers (Celery workers, or the job dispatchers of web processes) that have
+        said they are alive within :data:`LOST_AFTER`."""
+        now = self.clock()
+        alive = []
+        for key in self.store.keys(WORKERS):
+            beat = (self.store.get(key) or {}).get("beat")
+            if isinstance(beat, int | float) and now - beat <= LOST_AFTER:
+                alive.append(key.removeprefix(WORKERS))
+        return alive
+
+    def release(self, ticket: str, setting: str) -> None:
+        """A page stops following (Cancel, or it moved on): only its own ticket goes. The
+        computation stops when no page follows it any more."""
+        self.store.leave(watchers_key(setting), ticket)
+        self.store.delete(ticket_key(ticket))
+
+    def health(self) -> dict:
+        """What ``/healthz`` says about jobs."""
+        runner = self.runner.name if self.runner is not None else "none"
+        try:
+            workers = self.workers()
+            active = len(self.active())
+        except StoreError:
+            return {"runner": runner, "store_available": False}
+        found = {"runner": runner, "store_available": True, "workers": len(workers)}
+        found["active"] = active
+        if not workers and runner == "celery":
+            found["problem"] = f"no job worker has answered for {LOST_AFTER:.0f} s"
+        return found
+
+    # -- the page ---------------------------------------------------------------------------
+
+    def register(self, view: View, app: Dash) -> None:
+        """The page's side: following its ticket, Cancel and Retry."""
         key = view.key
 
         @app.callback(
-            Output(f"{key}-job-done", "data"),
-            Input(f"{key}-job", "data"),
-            background=True,
-            manager=self.manager,
-            interval=POLL_MS,
-            progress=[
-                Output(f"{key}-progress", "value"),
-                Output(f"{key}-progress-text", "children"),
-            ],
-            progress_default=[0, ""],
-            running=[
-                (Output(f"{key}-job-bar", "hidden"), False, True),
-                (Output(f"{key}-cancel", "disabled"), False, True),
-            ],
-            cancel=[Input(f"{key}-cancel", "n_clicks")],
+            output={
+                "progress": Output(f"{key}-progress", "value"),
+                "text": Output(f"{key}-progress-text", "children"),
+                "bar_hidden": Output(f"{key}-job-bar", "hidden"),
+                "retry_hidden": Output(f"{key}-retry", "hidden"),
+                "poll_off": Output(f"{key}-job-poll", "disabled"),
+                "done": Output(f"{key}-job-done", "data"),
+            },
+            inputs={
+                "job": Input(f"{key}-job", "data"),
+                "tick": Input(f"{key}-job-poll", "n_intervals"),
+            },
             prevent_initial_call=True,
         )
-        def job(set_progress, order):
-            return run(view, cache, order, set_progress)
+        def follow(job, tick):
+            return self.follow(job)
 
-        # Dash stops following a cancelled job but leaves its ``running`` outputs as they were
+        @app.callback(
+            output={
+                "status": Output(f"{key}-timing", "children", allow_duplicate=True),
+                "bar_hidden": Output(f"{key}-job-bar", "hidden", allow_duplicate=True),
+                "retry_hidden": Output(f"{key}-retry", "hidden", allow_duplicate=True),
+                "poll_off": Output(f"{key}-job-poll", "disabled", allow_duplicate=True),
+            },
+            inputs={
+                "clicks": Input(f"{key}-cancel", "n_clicks"),
+                "job": State(f"{key}-job", "data"),
+            },
+            prevent_initial_call=True,
+        )
+        def cancel(clicks, job):
+            return self.cancel(job)
+
+        @app.callback(
+            Output(f"{key}-job-done", "data", allow_duplicate=True),
+            Output(f"{key}-retry", "hidden", allow_duplicate=True),
+            Input(f"{key}-retry", "n_clicks"),
+            prevent_initial_call=True,
+        )
+        def retry(clicks):
+            # not an outcome: the page's gate asks again, and a new computation starts
+            return {"retry": clicks if isinstance(clicks, int) else 0}, True
+
+        # how the job ended wakes the gate through Dash's chain (assets/jobs.js), so that the
+        # main callback reads the new value of ``{key}-job-done``
         app.clientside_callback(
-            ClientsideFunction("lazyRich", "cancelled"),
-            Output(f"{key}-timing", "children", allow_duplicate=True),
-            Output(f"{key}-job-bar", "hidden", allow_duplicate=True),
-            Input(f"{key}-cancel", "n_clicks"),
-            State(f"{key}-timing", "children"),
+            ClientsideFunction("lazyRichJobs", "ended"),
+            Output(f"{key}-wake", "data", allow_duplicate=True),
+            Input(f"{key}-job-done", "data"),
             prevent_initial_call=True,
         )
 
+    def follow(self, job: Any) -> dict:
+        """The poll's answer for the page's job data (its ticket, or why none started)."""
+        quiet = {"progress": no_update, "text": no_update, "done": no_update}
+        if isinstance(job, dict) and isinstance(job.get("refused"), str):
+            return quiet | {"bar_hidden": True, "retry_hidden": False, "poll_off": True}
+        follow = Follow.parse(job)
+        if follow is None:
+            return quiet | {"bar_hidden": True, "retry_hidden": True, "poll_off": True}
+        status = self.status(follow)
+        if status.state in ("waiting", "running"):
+            return {
+                "progress": (
+                    no_update if status.fraction is None else min(max(status.fraction, 0.0), 1.0)
+                ),
+                "text": status.text[:200],
+                "bar_hidden": False,
+                "retry_hidden": True,
+                "poll_off": False,
+                "done": no_update,
+            }
+        ok = status.state == "done"
+        outcome = JobOutcome(follow.values, ok, status.message)
+        return {
+            "progress": 1.0 if ok else no_update,
+            "text": "",
+            "bar_hidden": True,
+            "retry_hidden": ok,
+            "poll_off": True,
+            "done": outcome.to_data(),
+        }
 
-def run(view: View, cache: ResultCache, order: Any, set_progress) -> dict:
-    """One job: compute and cache the result for the ordered control values."""
-    raw = order.get("values") if isinstance(order, dict) else None
-    raw = raw if isinstance(raw, list) else []
-    controls, _ = view.spec.parse_controls(raw)
-    physics = view.spec.physics_only(controls)
-
-    def report(fraction: float, text: str) -> None:
-        set_progress([min(max(float(fraction), 0.0), 1.0), str(text)[:200]])
-
-    def compute():
-        if view.compute_job is None:
-            return view.compute(physics)
-        return view.compute_job(physics, report)
-
-    answer = {"id": order.get("id") if isinstance(order, dict) else None, "values": echo(raw)}
-    started = time.perf_counter()
-    try:
-        key = view.spec.physics_key(controls)
-        cache.get_or_compute(view.key, key, compute, view.result_type)
-    except Exception as error:  # the page says so; the worker carries on
-        log.exception("background job of %s failed for %s", view.key, controls)
-        return answer | {"ok": False, "error": str(error)[:300]}
-    return answer | {"ok": True, "seconds": round(time.perf_counter() - started, 3)}
+    def cancel(self, job: Any) -> dict:
+        follow = Follow.parse(job)
+        if follow is None:
+            return {k: no_update for k in ("status", "bar_hidden", "retry_hidden", "poll_off")}
+        try:
+            self.release(follow.ticket, follow.setting)
+        except StoreError as error:
+            log.warning("cancel: %s", error)
+        return {"status": CANCELLED, "bar_hidden": True, "retry_hidden": False, "poll_off": True}
 
 
-def manager(settings: Any) -> tuple[Jobs | None, Any]:
-    """(jobs, celery app or None) for the deployment's settings: Celery on a Redis broker when
-    ``BACKGROUND_BROKER_URL`` is set, else processes beside the web worker (diskcache) when the
-    result cache is shared, else None (heavy requests computed inside the request)."""
-    if settings.background_broker_url:
-        from celery import Celery
-        from dash import CeleryManager
+def page_parts(key: str) -> list:
+    """What a view with background jobs adds to its page: the job's bar (progress, Cancel),
+    a Retry for a job that ended without a result, and the poll that follows the job."""
+    return [
+        components.job_bar(key),
+        html.Button("Retry", id=f"{key}-retry", n_clicks=0, className="small-button", hidden=True),
+        dcc.Interval(id=f"{key}-job-poll", interval=POLL_MS, disabled=True),
+    ]
 
-        celery = Celery(
-            "lazy_rich",
-            broker=settings.background_broker_url,
-            backend=settings.background_broker_url,
-        )
-        celery.conf.update(task_acks_late=False, worker_prefetch_multiplier=1)
-        return Jobs(CeleryManager(celery)), celery
-    if settings.cache_type not in ("FileSystemCache", "RedisCache"):
-        return None, None
-    import diskcache
-    from dash import DiskcacheManager
 
-    return Jobs(DiskcacheManager(diskcache.Cache(settings.jobs_dir))), None
+def ended(record: JobRecord, state: str, message: str = "") -> JobRecord:
+    return replace(record, state=state, message=message, progress=1.0 if state == "done" else 0.0)

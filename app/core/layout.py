@@ -10,6 +10,7 @@ layout or a compact one without sidebar, in the theme it names.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from secrets import token_hex
 from typing import Any
 
 from dash import dcc, html
@@ -17,6 +18,7 @@ from dash import dcc, html
 from ..ui import components
 from ..ui.embed_builder import builder
 from .embedding import PRESET, Embedding
+from .jobs import page_parts
 from .state import PageState
 
 __all__ = ["view_page"]
@@ -134,7 +136,7 @@ def _content(
             components.message_box(key, state.messages),
             *([] if compact else summary),
             html.Div(components.animation_bar(key, state.frame), hidden=not view.animated),
-            *([components.job_bar(key)] if view.heavy is not None else []),
+            *(page_parts(key) if view.heavy is not None else []),
             *hint,
             _plots(view, state),
             *(summary if compact else []),
@@ -181,7 +183,8 @@ def _classes(view: Any, state: PageState) -> str:
 def view_page(view: Any, state: PageState, related: Sequence[tuple[str, str]] = ()) -> html.Div:
     key = view.key
     embedding = state.embedding
-    page = {"embed": state.embed, "messages": list(state.messages)}
+    # the page's own id: fair use counts requests per page (app/fair.py), not per address
+    page = {"embed": state.embed, "messages": list(state.messages), "client": token_hex(8)}
     if state.embed and embedding.pairs():  # the flags every later link carries again
         page["embedding"] = embedding.to_page()
     theme = {"data-theme": embedding.theme} if state.embed and embedding.theme != "auto" else {}

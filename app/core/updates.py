@@ -19,17 +19,28 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 from dash import Patch, no_update
 
 from ..ui import components
+from ..ui.notation import plain
 from ..ui.theme import THEMES
 from .panel import Figure
 
-__all__ = ["Reply", "Request", "echo", "figure_update", "figure_updates", "same"]
+__all__ = [
+    "ANSWER_FIELDS",
+    "Answer",
+    "Reply",
+    "Request",
+    "echo",
+    "failure_text",
+    "figure_update",
+    "figure_updates",
+    "same",
+]
 
 
 def _index(value: Any) -> int:
@@ -155,6 +166,15 @@ def _kinds(figure: Figure) -> list:
     return [trace.get("type") for trace in figure.get("data", [])]
 
 
+def failure_text(error: Exception) -> str:
+    """What the page says when a result could not be computed: the engine's own message for
+    bad input (a ``ValueError`` says what to change), else only that it failed — other errors'
+    texts are the server's business (they may name hosts, ports or files) and go to the log."""
+    if type(error) is ValueError or type(error).__module__.startswith("solvers"):
+        return f"This combination could not be computed: {str(error)[:300]}"
+    return "This combination could not be computed (an error on the server, which has been logged)."
+
+
 def figure_update(before: Figure | None, after: Figure) -> Any:
     """What to send for one plot: the whole figure, a Patch of its changes, or no_update."""
     if before is None or _kinds(before) != _kinds(after):
@@ -185,12 +205,76 @@ def figure_updates(before: Sequence[Figure | None] | None, after: Sequence[Figur
     ]
 
 
+#: the main callback's outputs, by name (app/core/view.py registers one Output per name; the
+#: figures are one Output per panel)
+ANSWER_FIELDS = (
+    "figures",
+    "summary",
+    "status",
+    "messages",
+    "link",
+    "frames",
+    "last_frame",
+    "answered",
+    "job",
+)
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The main callback's answer, by name: what each output of the page receives.
+
+    ``status`` is the line under the summary that students read (a background job's state, or
+    nothing); how the server obtained the result (cache or computed, and how long it took) is
+    ``served``, which goes to the log and to the gate's answer data, never into the text."""
+
+    #: the panels' graph names, in the view's order
+    graphs: tuple[str, ...]
+    #: per panel, in that order: a whole figure, a ``Patch`` of its changes, or no_update
+    figures: tuple
+    summary: Any
+    status: Any
+    #: the message components
+    messages: Any
+    #: the link's query string ("?a=1&b=2") of what the page shows
+    link: str
+    #: the play bar's frames (None for a view without them)
+    frames: Any
+    last_frame: Any
+    #: the answer to the page's gate (assets/app.js): {seq, values, theme, drawn, stale}
+    answered: dict
+    #: a background job the page now follows (its ticket and values), or no_update
+    job: Any = no_update
+
+    def outputs(self) -> dict[str, Any]:
+        """The answer as Dash's grouping of the registered outputs."""
+        named = {name: getattr(self, name) for name in ANSWER_FIELDS}
+        return named | {"figures": list(self.figures)}
+
+    def figure(self, graph: str) -> Any:
+        """The update of the panel named ``graph``."""
+        return self.figures[self.graphs.index(graph)]
+
+    @property
+    def by_graph(self) -> dict[str, Any]:
+        return dict(zip(self.graphs, self.figures, strict=True))
+
+    @property
+    def texts(self) -> list[str]:
+        """The messages' texts, their typeset notation written back out ("d_out", "λ_max")."""
+        return [plain(message.children) for message in self.messages]
+
+    @property
+    def stale(self) -> list[str]:
+        return list(self.answered.get("stale", []))
+
+
 @dataclass(frozen=True)
 class Reply:
-    """The main callback's outputs for one request, in the order the harness registers them:
-    figures…, summary, timing, messages, link search, frames, last frame, the answer to the
-    page's gate, and a background job to start."""
+    """Builds the :class:`Answer` to one request of the page's gate."""
 
+    #: the view's graph names, in order
+    graphs: tuple[str, ...]
     seq: int | None
     #: the control values asked for, as they go back to the gate (strict JSON)
     asked: list
@@ -205,10 +289,19 @@ class Reply:
     stale: list[str]
 
     @classmethod
-    def to(cls, ask: Request, raw: Sequence[Any], search: str, carried: list[str]) -> Reply:
+    def to(
+        cls,
+        graphs: Sequence[str],
+        ask: Request,
+        raw: Sequence[Any],
+        search: str,
+        carried: list[str],
+    ) -> Reply:
         asked = echo(list(raw))
         stale = sorted(ask.stale)
-        return cls(ask.seq, asked, ask.frame, ask.theme, ask.drawn, search, carried, stale)
+        return cls(
+            tuple(graphs), ask.seq, asked, ask.frame, ask.theme, ask.drawn, search, carried, stale
+        )
 
     def _answer(self, drawn: dict | None, stale: Sequence[str] = ()) -> dict:
         return {
@@ -225,58 +318,63 @@ class Reply:
 
     def drawn(
         self,
-        figures: list,
+        figures: Sequence[Any],
         summary: Any,
-        timing: str,
         messages: Sequence[str],
         frames: dict | None,
         stale: Sequence[str] = (),
-    ) -> list:
+    ) -> Answer:
         """The answer with ``figures`` drawn (``stale``: the plots left behind, unseen)."""
         last = max(len(frames["t"]) - 1, 1) if frames else 1
         shown = {"values": self.asked, "frame": self.frame, "theme": self.theme}
-        return [
-            *figures,
-            summary,
-            timing,
-            self._messages(messages),
-            self.search,
-            frames,
-            last,
-            self._answer(shown, stale),
-            no_update,
-        ]
+        return Answer(
+            graphs=self.graphs,
+            figures=tuple(figures),
+            summary=summary,
+            status="",
+            messages=self._messages(messages),
+            link=self.search,
+            frames=frames,
+            last_frame=last,
+            answered=self._answer(shown, stale),
+        )
 
-    def failed(self, panels: int, messages: Sequence[str]) -> list:
-        figures = [components.failed_figure() for _ in range(panels)]
-        return [
-            *figures,
-            None,
-            "",
-            self._messages(messages),
-            self.search,
-            None,
-            1,
-            self._answer(None),
-            no_update,
-        ]
+    def failed(self, messages: Sequence[str]) -> Answer:
+        """Every plot empty, saying it could not be computed; the messages say why."""
+        return Answer(
+            graphs=self.graphs,
+            figures=tuple(components.failed_figure() for _ in self.graphs),
+            summary=None,
+            status="",
+            messages=self._messages(messages),
+            link=self.search,
+            frames=None,
+            last_frame=1,
+            answered=self._answer(None),
+        )
 
-    def dispatched(self, panels: int, messages: Sequence[str]) -> list:
-        """The plots stay as they are while a background job computes (its progress shows)."""
+    def refused(self, messages: Sequence[str], search: str) -> Answer:
+        """Nothing computed (the page has too many requests in progress): the plots stay, the
+        gate learns that no values were answered (a later move asks again)."""
+        answer = self.waiting("", messages, no_update)
+        return replace(answer, link=search, answered=self._answer(None) | {"values": None})
+
+    def waiting(self, status: str, messages: Sequence[str], job: Any) -> Answer:
+        """The plots stay as they are while a background job computes (or could not start:
+        ``job`` is then no_update and the messages say why)."""
         before = self.before
         shown = (
             None if before is None else dict(zip(("values", "frame", "theme"), before, strict=True))
         )
-        timing = "Computing in the background (progress below); the plots show the last result."
-        job = {"id": self.seq, "values": self.asked}
-        return [
-            *([no_update] * panels),
-            no_update,
-            timing,
-            self._messages(messages),
-            self.search,
-            no_update,
-            no_update,
-            self._answer(shown, self.stale),
-            job,
-        ]
+        return Answer(
+            graphs=self.graphs,
+            figures=(no_update,) * len(self.graphs),
+            summary=no_update,
+            status=status,
+            messages=self._messages(messages),
+            link=self.search,
+            frames=no_update,
+            last_frame=no_update,
+            answered=self._answer(shown, self.stale),
+            job=job,
+        )

@@ -17,15 +17,18 @@ failure into a message on the page: a request never ends in an HTTP 500.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from dash import ClientsideFunction, Dash, Input, Output, State, ctx, html, no_update
+from flask import request as http_request
 
 from ..cache import ResultCache
+from ..fair import ClientSlots, client_of
 from ..ui import components
 from ..ui.figures import compact
 from ..ui.notation import typeset_figure
@@ -35,21 +38,58 @@ from .clicks import ClickPoint, Link
 from .downloads import Tables, to_csv, to_json
 from .embedding import carried
 from .frames import Frames, place
-from .jobs import Jobs, failed_job, finished_job_text, succeeded_job
+from .jobs import JOB_STATUS, MALFORMED, NOT_KEPT, JobOutcome, Jobs, Refusal, well_formed
 from .layout import view_page
 from .panel import Figure, Panel
 from .presets import Preset
 from .state import PageState, StateSpec, truth
-from .updates import Reply, Request, figure_updates
+from .updates import Answer, Reply, Request, failure_text, figure_updates
 
-__all__ = ["Computed", "View"]
+__all__ = ["RESERVED_NAMES", "Computed", "View"]
 
 log = logging.getLogger(__name__)
+
+#: what an update says when the page already has as many being computed as it may
+BUSY = (
+    "The server is still computing this page's other requests, so this one was skipped: "
+    "move the control again in a moment."
+)
 
 #: what a download asked for before its background job has finished says
 DOWNLOAD_AWAITS_JOB = (
     "The download is made from the finished result: ask again once the computation (its "
     "progress bar above) has finished."
+)
+
+#: what a view's page holds besides its controls: the ids ``{key}-{name}`` (and the names a link
+#: carries besides the controls). A control may not take one of these names: ``{key}-frame``
+#: would be both a control and the play bar (tests/integration/test_contracts.py checks the list
+#: against every id of every view's page).
+RESERVED_NAMES = frozenset(
+    {
+        "answered",
+        "cancel",
+        "download",
+        "embed",
+        "frame",
+        "frames",
+        "graph",
+        "job",
+        "link",
+        "messages",
+        "open",
+        "page",
+        "play",
+        "plots",
+        "preset",
+        "progress",
+        "request",
+        "retry",
+        "summary",
+        "timing",
+        "view",
+        "wake",
+    }
 )
 
 Controls = TypeVar("Controls")
@@ -61,6 +101,16 @@ Facts = Sequence[tuple[str, str]]
 
 def _no_notes(controls: Any, result: Any) -> list[str]:
     return []
+
+
+@contextlib.contextmanager
+def _admitted(slots: ClientSlots | None, client: str) -> Iterator[bool]:
+    """Whether a client's request may be computed now (always, without a bound)."""
+    if slots is None:
+        yield True
+        return
+    with slots.hold(client) as admitted:
+        yield admitted
 
 
 def _carried(page: Any) -> list[str]:
@@ -77,10 +127,12 @@ class Computed(Generic[Result]):
     #: milliseconds spent computing, or None when the result came from the cache
     milliseconds: float | None
 
-    def describe(self) -> str:
+    @property
+    def served(self) -> str:
+        """How the server obtained it, for the log (never shown to students)."""
         if self.milliseconds is None:
-            return "Taken from the result cache."
-        return f"Computed in {self.milliseconds:.1f} ms on the server."
+            return "from the result cache"
+        return f"computed in {self.milliseconds:.1f} ms"
 
 
 @dataclass(frozen=True)
@@ -116,10 +168,19 @@ class View(Generic[Controls, Result]):
     heavy: Callable[[Controls], bool] | None = None
     #: ``compute`` reporting its progress, ``report(fraction done, text)``, for those jobs
     compute_job: Callable[[Controls, Callable[[float, str], None]], Result] | None = None
+    #: about how many seconds such a job takes on this machine: its hard time limit is set
+    #: from it (app/core/jobs.py, JobLimits.limit)
+    job_seconds: Callable[[Controls], float] | None = None
     spec: StateSpec[Controls] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "spec", StateSpec(self.controls))
+        clashes = sorted(set(self.spec.names) & RESERVED_NAMES)
+        if clashes:
+            raise ValueError(
+                f"{self.key}: the controls {clashes} take names the harness uses for its own "
+                f"parts of the page ({', '.join(sorted(RESERVED_NAMES))}); rename them."
+            )
         unknown = [n for _, names in self.groups for n in names if n not in self.spec.by_name]
         if unknown:
             raise ValueError(f"{self.key}: groups name unknown controls {unknown}")
@@ -134,14 +195,24 @@ class View(Generic[Controls, Result]):
 
     # -- computing ------------------------------------------------------------------------
 
-    def results(self, cache: ResultCache, controls: Controls) -> Computed[Result]:
-        """The result for ``controls`` (cached under its physics fields), timed."""
+    def results(
+        self,
+        cache: ResultCache,
+        controls: Controls,
+        report: Callable[[float, str], None] | None = None,
+    ) -> Computed[Result]:
+        """The result for ``controls`` (cached under its physics fields), timed: the one path
+        by which the update, the download and a background job obtain it. ``report(fraction,
+        text)``: a background job's progress (it then computes with ``compute_job``)."""
         physics = self.spec.physics_only(controls)
         timing: list[float] = []
 
         def compute() -> Result:
             start = time.perf_counter()
-            result = self.compute(physics)
+            if report is not None and self.compute_job is not None:
+                result = self.compute_job(physics, report)
+            else:
+                result = self.compute(physics)
             timing.append(1e3 * (time.perf_counter() - start))
             return result
 
@@ -168,12 +239,21 @@ class View(Generic[Controls, Result]):
 
     # -- callbacks --------------------------------------------------------------------------
 
-    def register(self, app: Dash, cache: ResultCache, jobs: Jobs | None = None) -> None:
-        self._register_update(app, cache, jobs)
+    def register(
+        self,
+        app: Dash,
+        cache: ResultCache,
+        jobs: Jobs | None = None,
+        slots: ClientSlots | None = None,
+    ) -> None:
+        """Every callback of the view on ``app``; ``jobs``: how heavy requests run in the
+        background (None: computed in the request); ``slots``: each client's updates
+        computed at once (None: no bound)."""
+        self._register_update(app, cache, jobs, slots)
         if self.heavy is not None and jobs is not None:
-            jobs.register(self, app, cache)
+            jobs.register(self, app)
         self._register_preset(app)
-        self._register_download(app, cache, jobs)
+        self._register_download(app, cache, jobs, slots)
         browser.register(self, app)  # the number boxes (assets/app.js)
         self._register_animation(app)
         if self.clicks:
@@ -185,7 +265,9 @@ class View(Generic[Controls, Result]):
     def graph_ids(self) -> list[str]:
         return [f"{self.key}-graph-{p.graph}" for p in self.panels]
 
-    def _register_update(self, app: Dash, cache: ResultCache, jobs: Jobs | None) -> None:
+    def _register_update(
+        self, app: Dash, cache: ResultCache, jobs: Jobs | None, slots: ClientSlots | None
+    ) -> None:
         key = self.key
         # the browser's gate turns control moves into at most one request in flight
         app.clientside_callback(
@@ -195,28 +277,44 @@ class View(Generic[Controls, Result]):
             + [Input(f"{key}-wake", "data")],
             State(f"{key}-frame", "value"),
         )
-        names = ("summary", "timing", "messages")
-        outputs = [Output(graph, "figure") for graph in self.graph_ids()]
-        outputs += [Output(f"{key}-{name}", "children") for name in names]
-        outputs += [
-            Output(f"{key}-link", "data"),
-            Output(f"{key}-frames", "data"),
-            Output(f"{key}-frame", "max"),
-            Output(f"{key}-answered", "data"),
-            Output(f"{key}-job", "data"),
-        ]
+        outputs = {
+            "figures": [Output(graph, "figure") for graph in self.graph_ids()],
+            "summary": Output(f"{key}-summary", "children"),
+            "status": Output(f"{key}-timing", "children"),
+            "messages": Output(f"{key}-messages", "children"),
+            "link": Output(f"{key}-link", "data"),
+            "frames": Output(f"{key}-frames", "data"),
+            "last_frame": Output(f"{key}-frame", "max"),
+            "answered": Output(f"{key}-answered", "data"),
+            "job": Output(f"{key}-job", "data"),
+        }
+        inputs = {
+            "request": Input(f"{key}-request", "data"),
+            "controls": [State(ident, "value") for ident in self.control_ids()],
+            "page": State(f"{key}-page", "data"),
+            "done": State(f"{key}-job-done", "data"),
+            "job": State(f"{key}-job", "data"),
+        }
 
-        @app.callback(
-            outputs,
-            Input(f"{key}-request", "data"),
-            [State(ident, "value") for ident in self.control_ids()],
-            State(f"{key}-page", "data"),
-            State(f"{key}-job-done", "data"),
-            prevent_initial_call=True,  # the gate's first request (with the page's theme) opens
-        )
-        def update(request, *args):
-            raw, page, done = args[:-2], args[-2], args[-1]
-            return self.update(cache, request, raw, page, jobs=jobs, done=done)
+        # the gate's first request (with the page's theme) opens the page
+        @app.callback(output=outputs, inputs=inputs, prevent_initial_call=True)
+        def update(request, controls, page, done, job):
+            client = client_of(page, http_request.remote_addr)
+            with _admitted(slots, client) as admitted:
+                if not admitted:
+                    return self.refuse(request, controls, page, BUSY).outputs()
+                answer = self.update(
+                    cache, request, controls, page, jobs=jobs, done=done, job=job, client=client
+                )
+                return answer.outputs()
+
+    def refuse(self, request: Any, raw_controls: Sequence[Any], page: Any, why: str) -> Answer:
+        """The answer to a request that is not computed: the plots stay, the message says
+        why, and the gate is told that these values were not answered."""
+        controls, _ = self.spec.parse_controls(raw_controls)
+        graphs = [panel.graph for panel in self.panels]
+        reply = Reply.to(graphs, Request.parse(request), raw_controls, "", _carried(page))
+        return reply.refused([why], self._search(controls, page))
 
     def update(
         self,
@@ -227,23 +325,24 @@ class View(Generic[Controls, Result]):
         *,
         jobs: Jobs | None = None,
         done: Any = None,
-    ) -> list:
-        """The main callback's body (also called directly by the tests): for a request of the
-        page's gate (None on the page's first load) and the controls' values, the figure
-        updates, summary, how the result was obtained, messages, link search, frames, the
-        last frame's index, the answer to the gate, and a background job to start (or None).
+        job: Any = None,
+        client: str = "",
+    ) -> Answer:
+        """The main callback's body (also called directly by the tests): the answer to a
+        request of the page's gate (None on the page's first load) for the controls' values.
         ``jobs``: how heavy requests run in the background (None: they are computed here);
-        ``done``: the page's last finished job."""
+        ``done``: how the page's last background job ended (its ``{key}-job-done`` store);
+        ``job``: the job the page follows now (its ``{key}-job`` store); ``client``: who
+        asks (fair use, app/fair.py)."""
         ask = Request.parse(request)
         controls, corrections = self.spec.parse_controls(raw_controls)
-        reply = Reply.to(ask, raw_controls, self._search(controls, page), _carried(page))
-        if self.awaits_job(cache, controls, jobs):
-            failure = failed_job(done, raw_controls)
-            if failure is None and not succeeded_job(done, raw_controls):
-                return reply.dispatched(len(self.panels), corrections)
-            if failure is not None:
-                return reply.failed(len(self.panels), [*corrections, failure])
         graphs = [panel.graph for panel in self.panels]
+        search = self._search(controls, page)
+        reply = Reply.to(graphs, ask, raw_controls, search, _carried(page))
+        if jobs is not None and self.awaits_job(cache, controls, jobs):
+            return self._background(
+                jobs, controls, request, raw_controls, reply, corrections, done, job, client
+            )
         skipped, whole = ask.plan(graphs)
         stale = ask.stale_after(graphs, skipped, reply.asked)
         try:
@@ -255,13 +354,38 @@ class View(Generic[Controls, Result]):
             before = self._drawn(cache, ask.drawn, skip=skipped | whole)
         except Exception as error:  # shown on the page; the request still succeeds
             log.exception("drawing %s failed for %s", self.key, controls)
-            message = f"This combination could not be computed: {error}"
-            return reply.failed(len(self.panels), [*corrections, message])
+            return reply.failed([*corrections, failure_text(error)])
+        log.debug("%s: %s for %s", self.key, computed.served, reply.asked)
         figures = figure_updates(before, figures)
-        timing = computed.describe()
-        if computed.milliseconds is None:
-            timing = finished_job_text(done, raw_controls) or timing
-        return reply.drawn(figures, summary, timing, [*corrections, *notes], frames, stale)
+        return reply.drawn(figures, summary, [*corrections, *notes], frames, stale)
+
+    def _background(
+        self,
+        jobs: Jobs,
+        controls: Controls,
+        request: Any,
+        raw_controls: Sequence[Any],
+        reply: Reply,
+        corrections: Sequence[str],
+        done: Any,
+        job: Any,
+        client: str,
+    ) -> Answer:
+        """The answer while these controls' result is a background job's: the plots stay;
+        the page follows the job (started now, or shared with another page), or says why
+        none runs (it ended without a result, the request was malformed, the server is
+        busy)."""
+        outcome = JobOutcome.parse(done)
+        if outcome is not None and outcome.concerns(reply.asked):
+            # ended for these very values, yet not in the cache: it failed or was not kept
+            message = outcome.message if not outcome.ok else NOT_KEPT
+            return reply.waiting("", [*corrections, message], no_update)
+        if not well_formed(self, request, raw_controls):
+            return reply.waiting("", [*corrections, MALFORMED], no_update)
+        started = jobs.submit(self, controls, reply.asked, client, previous=job)
+        if isinstance(started, Refusal):
+            return reply.waiting("", [*corrections, started.message], started.to_data(reply.asked))
+        return reply.waiting(JOB_STATUS, corrections, started.to_data())
 
     def _search(self, controls: Controls, page: Any) -> str:
         embed = isinstance(page, dict) and truth(page.get("embed")) is True
@@ -338,21 +462,34 @@ class View(Generic[Controls, Result]):
         controls = self.spec.with_overrides(preset.values)
         return [*self.spec.to_controls(controls), preset.caption]
 
-    def _register_download(self, app: Dash, cache: ResultCache, jobs: Jobs | None) -> None:
+    def _register_download(
+        self, app: Dash, cache: ResultCache, jobs: Jobs | None, slots: ClientSlots | None
+    ) -> None:
         @app.callback(
-            Output(f"{self.key}-download", "data"),
-            Output(f"{self.key}-messages", "children", allow_duplicate=True),
-            Input(f"{self.key}-download-csv", "n_clicks"),
-            Input(f"{self.key}-download-json", "n_clicks"),
-            [State(ident, "value") for ident in self.control_ids()],
+            output={
+                "file": Output(f"{self.key}-download", "data"),
+                "messages": Output(f"{self.key}-messages", "children", allow_duplicate=True),
+            },
+            inputs={
+                "csv": Input(f"{self.key}-download-csv", "n_clicks"),
+                "json": Input(f"{self.key}-download-json", "n_clicks"),
+                "controls": [State(ident, "value") for ident in self.control_ids()],
+                "page": State(f"{self.key}-page", "data"),
+            },
             prevent_initial_call=True,
         )
-        def download(_csv, _json, *raw_controls):
+        def download(csv, json, controls, page):
             kind = "json" if ctx.triggered_id == f"{self.key}-download-json" else "csv"
-            controls, _ = self.spec.parse_controls(raw_controls)
-            if self.awaits_job(cache, controls, jobs):
-                return no_update, components.message_children([DOWNLOAD_AWAITS_JOB])
-            return self.download(cache, raw_controls, kind), no_update
+            parsed, _ = self.spec.parse_controls(controls)
+            if self.awaits_job(cache, parsed, jobs):
+                return {
+                    "file": no_update,
+                    "messages": components.message_children([DOWNLOAD_AWAITS_JOB]),
+                }
+            with _admitted(slots, client_of(page, http_request.remote_addr)) as admitted:
+                if not admitted:
+                    return {"file": no_update, "messages": components.message_children([BUSY])}
+                return {"file": self.download(cache, controls, kind), "messages": no_update}
 
     def awaits_job(self, cache: ResultCache, controls: Controls, jobs: Jobs | None) -> bool:
         """Whether these controls' result is a background job's (``jobs``: None on a server
@@ -367,7 +504,7 @@ class View(Generic[Controls, Result]):
         controls, _ = self.spec.parse_controls(raw_controls)
         try:
             tables = self.tables(controls, self.results(cache, controls).result)
-        except Exception:
+        except Exception:  # the button does nothing; the page's plots already say why
             log.exception("export of %s failed", self.key)
             return no_update
         if kind == "json":

@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import math
 import re
+from typing import Any
 
 from dash import html
 
-__all__ = ["decade", "number", "typeset", "typeset_children", "typeset_figure"]
+__all__ = ["decade", "number", "plain", "typeset", "typeset_children", "typeset_figure"]
 
 _GREEK = "αβγδεζηθικλμνξπρστυφχψωΔΓΘΛΞΠΣΦΨΩ"
 _LETTER = f"A-Za-z{_GREEK}"
@@ -104,6 +105,22 @@ def typeset_children(text: str, *, prose: bool = False) -> list:
         else:
             stack[-1].append(piece)
     return stack[0]
+
+
+def plain(children: Any) -> str:
+    """Typeset components (:func:`typeset_children`) as the plain text they were set from:
+    ``<i>h</i><sub>i</sub>`` reads "h_i" again (logs, tests)."""
+    if isinstance(children, str):
+        return children
+    if isinstance(children, list | tuple):
+        return "".join(plain(child) for child in children)
+    inner = plain(getattr(children, "children", ""))
+    kind = type(children).__name__
+    if kind == "Sub":
+        return f"_{inner}" if len(inner) == 1 or inner.isalnum() else f"_{{{inner}}}"
+    if kind == "Sup":
+        return f"^{inner}"
+    return inner
 
 
 def _minus(text: str) -> str:

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 
 import pytest
@@ -44,7 +45,10 @@ def test_redis_stopped_and_restarted_costs_nothing_but_the_cache():
     _report(run)
     assert not run.failed and all(o.status == 200 or o.status == 204 for o in run.outcomes)
     assert run.facts["stored before"] > 0
-    assert run.facts["health while down"]["status"] == "ok"
+    # still serving; maps wait (their job records live in the same Redis), and it says so
+    down = run.facts["health while down"]
+    assert down["cache_available"] is False and down["jobs"]["store_available"] is False
+    assert down["status"] == "degraded" and run.facts["health after"]["status"] == "ok"
     assert run.facts["stored after restart"] > 0  # the cache came back with Redis
     assert run.served_after(run.struck) > 20
 
@@ -85,3 +89,90 @@ def test_the_page_recovers_when_the_worker_answering_it_dies_twice(browser, tmp_
             assert query(page)["delta"] != "0"
         finally:
             context.close()
+
+
+# -- background jobs, slow clients, a greedy client (the Procfile's processes, Redis, nginx) ---
+
+
+def _need_redis() -> None:
+    if servers.redis_binary() is None:
+        require("redis", "redis-server is not installed (Debian package redis-server)")
+
+
+@pytest.mark.slow
+def test_the_worker_survives_a_redis_restart_while_it_holds_jobs(browser, tmp_path):
+    """Redis stops and starts again, empty, while the one-process worker runs a map and two
+    more wait: the worker lives on; every page ends with its map or says what happened with a
+    Retry, and Retry brings the map."""
+    from app.core.jobs import UNKNOWN
+
+    _need_redis()
+    facts = faults.redis_restarted_with_reserved_jobs(browser, tmp_path)
+    states = facts.pop("states")
+    print(f"\nRedis restarted with jobs: {facts}")
+    assert facts["worker alive"]
+    assert all(ending in ("map", UNKNOWN) for ending in facts["endings"]), facts["endings"]
+    assert facts["after Retry"] == ["map"] * 3, states
+    assert facts["health"]["status"] == "ok" and facts["health"]["jobs"]["workers"] >= 1
+
+
+@pytest.mark.slow
+def test_a_killed_pool_process_s_job_is_taken_up_again(browser, tmp_path):
+    _need_redis()
+    facts = faults.celery_child_killed(browser, tmp_path)
+    print(f"\npool process killed: {facts}")
+    assert facts["ending"] == "map" and facts["tries"] == 2 and facts["worker alive"]
+
+
+@pytest.mark.slow
+def test_a_killed_worker_s_job_ends_on_the_page_with_a_retry(browser, tmp_path):
+    _need_redis()
+    facts = faults.celery_worker_killed(browser, tmp_path)
+    print(f"\nworker killed: {facts}")
+    assert facts["is the lost message"], facts["ending"]
+    assert facts["health without a worker"]["status"] == "degraded"
+    assert facts["after a new worker and Retry"] == "map"
+    assert facts["health after"]["status"] == "ok"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fault", ["read-only", "full"])
+def test_a_failing_job_folder_is_a_message_and_a_retry_and_leaves_no_empty_files(
+    browser, tmp_path, fault
+):
+    if fault == "full" and os.geteuid() != 0:
+        pytest.skip("a small disk of its own needs root (tmpfs)")
+    scenario = faults.jobs_folder_read_only if fault == "read-only" else faults.jobs_folder_full
+    facts = scenario(browser, tmp_path)
+    print(f"\njob folder {fault}: {facts}")
+    assert facts["is the store message"] and facts["after Retry"] == "map"
+    assert not facts["empty files left"]
+
+
+@pytest.mark.slow
+def test_fifty_slow_clients_in_front_of_the_proxy_leave_other_students_served():
+    """50 clients trickle their requests' headers into the shipped nginx (gunicorn behind it
+    has four threads): the students' requests are all answered, each while the slow clients
+    hold their connections."""
+    if not (shutil.which("nginx") or os.path.exists("/usr/sbin/nginx")):
+        require("nginx", "nginx is not installed (Debian package nginx)")
+    facts = faults.slow_clients(50)
+    outcomes = facts.pop("outcomes")
+    print(f"\n50 slow clients: {facts}")
+    assert facts["with slow clients"]["requests"] > 20 and not any(o.error for o in outcomes)
+    assert facts["slow connections open (least, most)"][0] >= 40  # (a few reconnect)
+
+
+@pytest.mark.slow
+def test_a_greedy_client_gets_one_map_at_a_time_and_others_are_not_refused(tmp_path):
+    """One client floods the server with maps and costly states on eight connections while
+    another student drags sliders: the greedy client has one job at a time and its extra
+    updates are refused at once; the student's requests are all answered, none refused, and
+    the queue stays within its bound."""
+    facts = faults.flood(jobs_dir=tmp_path / "jobs")
+    outcomes = facts.pop("outcomes")
+    print(f"\nflood: {facts}")
+    assert not any(o.error or o.refused for o in outcomes)
+    assert facts["greedy 5xx or no answer"] == 0
+    assert facts["greedy maps refused (one at a time)"] >= 1
+    assert facts["most jobs queued or running at once"] <= 1

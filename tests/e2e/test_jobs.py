@@ -1,14 +1,17 @@
-"""Background jobs in a real browser: a heavy network map runs beside the web worker (Dash's
-``DiskcacheManager``, the default) or on a real Celery worker through a real ``redis-server``
-(``CeleryManager``), with its progress on the page, a cancel button that leaves the page usable,
-and the finished map in the shared result cache for the next student."""
+"""Background jobs in a real browser, against the Procfile's processes: a heavy network map runs
+in a process beside the web worker (the default) or on a real Celery worker through a real
+``redis-server`` with the shipped configuration, with its progress on the page, a Cancel that
+leaves the page usable, a Retry, the finished map in the shared cache for the next student,
+and two pages that open the same map at once both served by one computation. (Faults — a
+worker killed, Redis restarted, the job folder read-only or full — are tests/e2e/test_faults.py.)
+"""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -17,128 +20,124 @@ import pytest
 
 from app.views.networks import MAP
 from tests import require, servers
-from tests.e2e.test_browser import wait_for_graphs
+from tests.job_pages import (
+    HEAVY,
+    KERNEL_MAP,
+    KEY,
+    MINUTES,
+    STATUS,
+    drawn,
+    follow,
+    open_map,
+    query_of,
+)
+from tests.job_pages import folder_records as records
 
 pytestmark = pytest.mark.e2e
-KEY = MAP.key
-#: a map of a few seconds on this machine: a background job (MAP.heavy), quick enough to wait for
-HEAVY = {"d": 10, "n": 100, "resolution": 10, "steps": 1500}
-#: the paper's sizes: minutes of work, to be cancelled
-MINUTES = {"d": 100, "n": 1000, "width": 50, "resolution": 16, "steps": 2000}
-
-STATUS = f"""() => {{
-    const bar = document.getElementById('{KEY}-job-bar');
-    const progress = document.getElementById('{KEY}-progress');
-    const timing = document.getElementById('{KEY}-timing');
-    return {{shown: bar !== null && !bar.hidden, value: Number(progress && progress.value),
-             text: (document.getElementById('{KEY}-progress-text') || {{}}).textContent || '',
-             timing: timing ? timing.textContent : ''}};
-}}"""
-CELLS = f"""() => {{
-    const g = document.querySelector('#{KEY}-graph-kernel .js-plotly-plot');
-    return g && g._fullData && g._fullData.length ? g._fullData[0].z.length : 0;
-}}"""
-KERNEL_MAP = f"""() => Array.from(document.querySelector('#{KEY}-graph-kernel .js-plotly-plot')
-    ._fullData[0].z, row => Array.from(row))"""
 
 
-def _query(values: dict) -> str:
-    return "?" + "&".join(f"{name}={value}" for name, value in values.items())
-
-
-def _follow(page, until, seconds: float = 120) -> list[dict]:
-    """The job bar's states every 100 ms until ``until(state)`` holds."""
-    seen, deadline = [], time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        state = page.evaluate(STATUS)
-        if not seen or state != seen[-1]:
-            seen.append(state)
-        if until(state):
-            return seen
-        page.wait_for_timeout(100)
-    raise AssertionError(f"the job did not get there in {seconds} s: last states {seen[-3:]}")
-
-
-def _run_heavy_map(page, base: str, values: dict) -> list[dict]:
+def run_heavy_map(page, base: str, values: dict) -> list[dict]:
     """Open a heavy map and follow its job to the drawn plots; the job bar's states."""
-    assert MAP.heavy(MAP.spec.with_overrides(values))
-    page.goto(f"{base}{MAP.path}{_query(values)}")
-    seen = _follow(page, lambda s: not s.get("shown") and page.evaluate(CELLS) == 10)
+    open_map(page, base, values)
+    seen = follow(page, drawn(page, values["resolution"]))
     progress = [s["value"] for s in seen if s["shown"] and s["value"] > 0]
     assert any("background" in s["timing"] for s in seen), seen[:3]
     assert len(set(progress)) >= 2 and progress == sorted(progress), progress
     assert any("training" in s["text"] for s in seen)
     assert page.locator(".message").count() == 0
-    assert page.evaluate(STATUS)["timing"].startswith("Computed in the background in")
+    assert page.evaluate(STATUS)["timing"] == ""  # no timings or cache state for students
     return seen
 
 
+@pytest.fixture(scope="module")
+def local_jobs(tmp_path_factory):
+    """The Procfile's gunicorn with jobs beside it, its job folder known; yields (URL, folder)."""
+    scratch = tmp_path_factory.mktemp("jobs-server")
+    env = {"JOBS_DIR": str(scratch / "jobs")}
+    with servers.gunicorn(env, workers=2, threads=2, log=scratch / "log") as (url, _):
+        yield url, scratch / "jobs"
+
+
 def test_a_heavy_map_runs_in_the_background_with_progress_then_comes_from_the_cache(
-    browser, page, live_server
+    browser, page, local_jobs
 ):
-    _run_heavy_map(page, live_server, HEAVY)
-    # a second student asks for the same map: at once, from the shared cache, no job
+    url, jobs_dir = local_jobs
+    run_heavy_map(page, url, HEAVY)
+    before = records(jobs_dir)
+    # a second student asks for the same map: from the shared cache, no job, no bar
     other = browser.new_page(viewport={"width": 1400, "height": 1000})
-    start = time.monotonic()
-    other.goto(f"{live_server}{MAP.path}{_query(HEAVY)}")
-    wait_for_graphs(other, MAP)
-    assert time.monotonic() - start < 15
-    assert "cache" in other.evaluate(STATUS)["timing"]
-    assert not other.evaluate(STATUS)["shown"]
+    other.goto(f"{url}{MAP.path}{query_of(HEAVY)}")
+    seen = follow(other, drawn(other, HEAVY["resolution"]))
+    assert not any(state["shown"] or state["retry"] or state["messages"] for state in seen)
+    assert all(state["timing"] == "" for state in seen)
+    assert records(jobs_dir) == before
     other.close()
 
 
-def test_cancel_stops_the_job_and_leaves_the_page_usable(page, live_server):
-    page.goto(f"{live_server}{MAP.path}{_query(MINUTES)}")
-    _follow(page, lambda s: s["shown"] and s["value"] > 0)
+def test_two_pages_opening_the_same_map_at_once_both_get_it_from_one_computation(
+    browser, local_jobs
+):
+    """A lecture's "everybody open the map now": both pages are served, by one computation,
+    and neither page's poll takes or cancels the other's."""
+    url, jobs_dir = local_jobs
+    values = HEAVY | {"seed": 11}
+    pages = [browser.new_page(viewport={"width": 1400, "height": 1000}) for _ in range(2)]
+    try:
+        for tab in pages:  # both requests go out before either job could end
+            tab.goto(f"{url}{MAP.path}{query_of(values)}", wait_until="commit")
+        for tab in pages:
+            follow(tab, drawn(tab, values["resolution"]))
+            assert tab.locator(".message").count() == 0
+        first, second = (np.array(tab.evaluate(KERNEL_MAP)) for tab in pages)
+        np.testing.assert_array_equal(first, second)
+    finally:
+        for tab in pages:
+            tab.close()
+    controls = MAP.spec.with_overrides(values)
+    mine = [r for r in records(jobs_dir) if r.values == MAP.spec.to_controls(controls)]
+    assert [(r.state, r.tries) for r in mine] == [("done", 1)]  # one computation, run once
+
+
+def test_cancel_stops_the_job_and_leaves_the_page_usable(page, local_jobs):
+    url, jobs_dir = local_jobs
+    page.goto(f"{url}{MAP.path}{query_of(MINUTES)}")
+    follow(page, lambda s: s["shown"] and s["value"] > 0)
     page.locator(f"#{KEY}-cancel").click()
-    seen = _follow(page, lambda s: not s["shown"], seconds=10)
-    assert "Cancelled" in seen[-1]["timing"]
+    seen = follow(page, lambda s: not s["shown"], seconds=10)
+    assert "Cancelled" in seen[-1]["timing"] and seen[-1]["retry"]
+    # nobody else follows it: the computation stops
+    controls = MAP.spec.to_controls(MAP.spec.with_overrides(MINUTES))
+    deadline = time.monotonic() + 30
+    while not any(r.values == controls and r.state == "cancelled" for r in records(jobs_dir)):
+        assert time.monotonic() < deadline, "the cancelled job went on"
+        time.sleep(0.2)
     # the page still answers: a light map is drawn within the request
     light = {"resolution": 4, "steps": 100, "n_test": 40}
     for name, value in light.items():
         box = page.locator(f"#{KEY}-{name}-box")
         box.fill(str(value))
         box.press("Enter")
-    deadline = time.monotonic() + 30
-    while page.evaluate(CELLS) != 4 and time.monotonic() < deadline:
-        page.wait_for_timeout(100)
-    assert page.evaluate(CELLS) == 4
+    follow(page, drawn(page, 4), seconds=30)
     assert page.locator(".message").count() == 0
 
 
 @pytest.fixture
 def celery_deployment(tmp_path):
-    """A class deployment: a real ``redis-server`` (result cache in database 0, Celery's broker
-    in database 1), a real Celery worker and gunicorn (the Procfile's two lines), all
-    with the same settings; yields (base URL, Redis URL, the worker's log)."""
+    """A class deployment: a real ``redis-server`` with docs/deploy/redis.conf (result cache in
+    database 0, Celery's broker and the jobs' records in database 1), a real Celery worker
+    and gunicorn (the Procfile's two lines), all with the same settings; yields (base URL,
+    Redis URL, the worker's log)."""
     if servers.redis_binary() is None:
         require("redis", "redis-server is not installed (Debian package redis-server)")
     with servers.redis_server() as (redis_url, _):
-        broker = redis_url.rsplit("/", 1)[0] + "/1"
-        env = {"CACHE_REDIS_URL": redis_url, "BACKGROUND_BROKER_URL": broker}
+        env = {
+            "CACHE_REDIS_URL": redis_url,
+            "BACKGROUND_BROKER_URL": servers.with_database(redis_url, 1),
+        }
         log = tmp_path / "celery.log"
-        worker = subprocess.Popen(
-            servers.procfile_command("worker", {"WORKER_CONCURRENCY": "1"}),
-            cwd=servers.ROOT,
-            env=os.environ | env | {"JOBS_DIR": tempfile.mkdtemp()},
-            stdout=log.open("w"),
-            stderr=subprocess.STDOUT,
-        )
-        try:
-            _wait_for(lambda: "ready" in log.read_text(), 60, f"the worker did not start: {log}")
+        with servers.celery_worker(env, log):
             with servers.gunicorn(env) as (url, _):
                 yield url, redis_url, log
-        finally:
-            servers.stop(worker)
-
-
-def _wait_for(condition, seconds: float, message: str) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(message)
-        time.sleep(0.2)
 
 
 def test_a_celery_worker_runs_the_map_with_progress_into_the_shared_cache(page, celery_deployment):
@@ -146,16 +145,20 @@ def test_a_celery_worker_runs_the_map_with_progress_into_the_shared_cache(page, 
 
     url, redis_url, log = celery_deployment
     values = HEAVY | {"seed": 7}  # not in any other test's cache
-    _run_heavy_map(page, url, values)
+    run_heavy_map(page, url, values)
     text = log.read_text()
-    assert "succeeded" in text and "Task" in text, text[-2000:]
+    assert "lazy_rich.job" in text and "succeeded" in text, text[-2000:]
     # the finished map is in Redis, as data: the key names the view
     keys = redis.Redis.from_url(redis_url).keys("*")
     assert any(KEY.encode() in key for key in keys), keys[:10]
-    # and the downloaded table is the map the job computed: the same as computing it here
+    # no result in Celery's result backend: the job's outcome is its record
+    assert not redis.Redis.from_url(servers.with_database(redis_url, 1)).keys("celery-task-meta*")
+    # and the map drawn is the map the job computed: the same as computing it here
     expected = MAP.compute(MAP.spec.with_overrides(values))
-    drawn = np.array(page.evaluate(KERNEL_MAP), dtype=float)
-    np.testing.assert_allclose(drawn, expected.kernel_distance, rtol=1e-6, atol=1e-12)
+    drawn_map = np.array(page.evaluate(KERNEL_MAP), dtype=float)
+    np.testing.assert_allclose(drawn_map, expected.kernel_distance, rtol=1e-6, atol=1e-12)
+    health = json.loads(servers.urllib.request.urlopen(url + "/healthz", timeout=5).read())
+    assert health["status"] == "ok" and health["jobs"]["workers"] == 1
 
 
 def test_the_worker_refuses_to_start_without_a_broker():

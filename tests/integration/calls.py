@@ -1,48 +1,10 @@
-"""Calling a view's main callback as the page does, and reading its answer by name."""
+"""Calling a view's main callback as the page does; its answer is read by name
+(:class:`app.core.updates.Answer`)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
-
+from app.core.updates import Answer
 from app.ui.figures import compact
-
-
-def plain(children: Any) -> str:
-    """Typeset Dash components as the plain text they were set from."""
-    if isinstance(children, str):
-        return children
-    if isinstance(children, list | tuple):
-        return "".join(plain(child) for child in children)
-    inner = plain(getattr(children, "children", ""))
-    kind = type(children).__name__
-    if kind == "Sub":
-        return f"_{inner}" if len(inner) == 1 or inner.isalnum() else f"_{{{inner}}}"
-    if kind == "Sup":
-        return f"^{inner}"
-    return inner
-
-
-@dataclass(frozen=True)
-class Answer:
-    figures: list  #: per panel: a figure, a Patch or no_update
-    summary: Any
-    timing: str
-    messages: list  #: the message components
-    search: str
-    frames: dict | None
-    last_frame: int
-    reply: dict  #: the answer to the page's gate
-    job: Any  #: a background job to start (no_update if none)
-
-    @property
-    def texts(self) -> list[str]:
-        """Each message in the views' plain notation ("d_out", "λ_max"): its typeset
-        components (italics, lowered and raised parts) written back out."""
-        return [plain(message.children) for message in self.messages]
-
-    def figure(self, view, graph: str):
-        return self.figures[[p.graph for p in view.panels].index(graph)]
 
 
 def answer(
@@ -55,9 +17,7 @@ def answer(
         raw = view.spec.to_controls(view.spec.defaults() if controls is None else controls)
     page = {"embed": False, "messages": []} if page is None else page
     request = {"seq": 1, "frame": 0, "drawn": None} if request is None else request
-    values = view.update(cache, request, raw, page, jobs=jobs, done=done)
-    count = len(view.panels)
-    return Answer(values[:count], *values[count:])
+    return view.update(cache, request, raw, page, jobs=jobs, done=done)
 
 
 def drawn(view, controls) -> list[dict]:

@@ -27,11 +27,10 @@ def test_a_step_size_change_sends_only_the_descent_traces(cache):
     before = TRAJECTORY.spec.defaults()
     after = TRAJECTORY.spec.with_overrides({"lr": 0.02})
     _answer(TRAJECTORY, cache, before)  # what the page shows (now cached)
-    figures = _answer(TRAJECTORY, cache, after, drawn=before)[: len(TRAJECTORY.panels)]
-    by_graph = dict(zip((p.graph for p in TRAJECTORY.panels), figures, strict=True))
+    by_graph = _answer(TRAJECTORY, cache, after, drawn=before).by_graph
     surface = by_graph["surface"]
     assert isinstance(surface, Patch)
-    names = [t.get("name") for t in _answer(TRAJECTORY, cache, after)[0]["data"]]
+    names = [t.get("name") for t in _answer(TRAJECTORY, cache, after).figure("surface")["data"]]
     descent = names.index("gradient descent")
     # the δ-surface, the minima and the exact path are not sent again
     assert _touched(surface) == {("data", descent)}
@@ -43,28 +42,29 @@ def test_a_display_only_change_of_a_map_redraws_one_plot(cache):
     before = MAP.spec.defaults()
     after = MAP.spec.with_overrides({"labels": False})
     _answer(MAP, cache, before)
-    figures = _answer(MAP, cache, after, drawn=before)[: len(MAP.panels)]
+    figures = _answer(MAP, cache, after, drawn=before).figures
     assert isinstance(figures[0], Patch) and figures[1] is no_update and figures[2] is no_update
     assert _touched(figures[0]) == {("layout", "annotations")}
 
 
 def test_an_unknown_drawn_state_gets_whole_figures(cache):
     before = TRAJECTORY.spec.with_overrides({"delta": 3.3, "horizon": 7.7})  # never computed
-    figures = _answer(TRAJECTORY, cache, TRAJECTORY.spec.defaults(), drawn=before)
-    assert all(isinstance(f, dict) and f["data"] for f in figures[: len(TRAJECTORY.panels)])
+    figures = _answer(TRAJECTORY, cache, TRAJECTORY.spec.defaults(), drawn=before).figures
+    assert len(figures) == len(TRAJECTORY.panels)
+    assert all(isinstance(f, dict) and f["data"] for f in figures)
 
 
 def test_the_cursor_is_drawn_at_the_page_s_frame(cache):
     controls = TRAJECTORY.spec.defaults()
     answer = _answer(TRAJECTORY, cache, controls, frame=30)
-    frames = answer[len(TRAJECTORY.panels) + 4]
+    frames = answer.frames
     # on the 3-D scene the marker is data, placed at the frame the page shows
-    (cursor,) = [t for t in answer[0]["data"] if t.get("uid") == "cursor"]
+    (cursor,) = [t for t in answer.figure("surface")["data"] if t.get("uid") == "cursor"]
     assert cursor["z"] == [frames["cursor"]["surface"]["z"][30]]
     # on 2-D plots the browser draws it over the plot: no cursor in the figure
-    mu = answer[[p.graph for p in TRAJECTORY.panels].index("mu")]
+    mu = answer.figure("mu")
     assert not [s for s in mu["layout"]["shapes"] if s.get("name") == "cursor"]
-    function = answer[[p.graph for p in TRAJECTORY.panels].index("function")]
+    function = answer.figure("function")
     assert not [t for t in function["data"] if t.get("uid") == "cursor"]
     assert frames["cursor"]["function"]["x"] and frames["lines"]["mu"]
 
@@ -73,21 +73,21 @@ def test_plots_out_of_sight_are_left_and_brought_up_to_date_in_sight(cache):
     graphs = [p.graph for p in TRAJECTORY.panels]
     before = TRAJECTORY.spec.defaults()
     after = TRAJECTORY.spec.with_overrides({"lr": 0.02})
-    whole = _answer(TRAJECTORY, cache, after)[: len(graphs)]
+    whole = _answer(TRAJECTORY, cache, after).by_graph
     _answer(TRAJECTORY, cache, before)
     answer = _answer(TRAJECTORY, cache, after, drawn=before, hidden=["kernel", "loss"])
-    figures = dict(zip(graphs, answer[: len(graphs)], strict=True))
+    figures = answer.by_graph
     assert figures["kernel"] is no_update and figures["loss"] is no_update
     assert isinstance(figures["mu"], Patch)
-    assert answer[-2]["stale"] == ["kernel", "loss"]
+    assert answer.stale == ["kernel", "loss"]
     # "loss" scrolled into view: asked again for the same values, it alone comes, whole
     again = _answer(
         TRAJECTORY, cache, after, drawn=after, hidden=["kernel"], stale=["kernel", "loss"]
     )
-    figures = dict(zip(graphs, again[: len(graphs)], strict=True))
-    assert figures["loss"] == whole[graphs.index("loss")]
+    figures = again.by_graph
+    assert figures["loss"] == whole["loss"]
     assert all(figures[g] is no_update for g in graphs if g != "loss")
-    assert again[-2]["stale"] == ["kernel"]
+    assert again.stale == ["kernel"]
 
 
 def test_the_frames_leave_out_the_matrices_of_stale_plots_until_they_are_in_sight(cache):
@@ -96,15 +96,15 @@ def test_the_frames_leave_out_the_matrices_of_stale_plots_until_they_are_in_sigh
     view = lambda_balanced.TRAJECTORY
     before = view.spec.defaults()
     after = view.spec.with_overrides({"lam": 1.0})
-    first = _answer(view, cache, before)[-4]
+    first = _answer(view, cache, before).frames
     assert {"function", "rsm_in", "rsm_out"} <= set(first["heatmaps"])
     changed = _answer(view, cache, after, drawn=before, hidden=["rsm_in", "rsm_out"])
-    assert changed[-2]["stale"] == ["rsm_in", "rsm_out"]
-    assert set(changed[-4]["heatmaps"]) == {"function"}
+    assert changed.stale == ["rsm_in", "rsm_out"]
+    assert set(changed.frames["heatmaps"]) == {"function"}
     again = _answer(
         view, cache, after, drawn=after, hidden=["rsm_out"], stale=["rsm_in", "rsm_out"]
     )
-    assert again[-2]["stale"] == ["rsm_out"]
-    fresh = _answer(view, cache, after)[-4]
-    assert set(again[-4]["heatmaps"]) == {"function", "rsm_in"}
-    assert again[-4]["heatmaps"]["rsm_in"] == fresh["heatmaps"]["rsm_in"]
+    assert again.stale == ["rsm_out"]
+    fresh = _answer(view, cache, after).frames
+    assert set(again.frames["heatmaps"]) == {"function", "rsm_in"}
+    assert again.frames["heatmaps"]["rsm_in"] == fresh["heatmaps"]["rsm_in"]

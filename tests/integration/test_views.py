@@ -4,6 +4,8 @@ downloads, the router, preset links and the figures' text alternatives."""
 import dataclasses
 import json
 import math
+import re
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -11,8 +13,9 @@ from dash import no_update
 
 from app.cache import ResultCache
 from app.core.downloads import to_csv, to_json
-from app.core.jobs import Jobs
+from app.core.jobs import MALFORMED, JobLimits, Jobs
 from app.core.layout import view_page
+from app.job_store import FolderJobStore
 from app.views import BY_KEY, MAPS, VIEWS
 from tests.dash_client import payload, server_callbacks
 from tests.hostile import NASTIES
@@ -28,7 +31,12 @@ def _non_empty(figure):
 
 
 #: a deployment that runs background jobs (the main callback only needs to know that it does)
-RUNS_JOBS = Jobs(manager=None)
+RUNS_JOBS = Jobs(
+    FolderJobStore(tempfile.mkdtemp(prefix="lazy-rich-test-jobs-")),
+    runner=None,  # recorded, not run: what starts is the question here
+    limits=JobLimits(queue=10**4, per_client=10**4),
+)
+GATE = {"seq": 1, "frame": 0, "drawn": None}
 
 
 def _background(view, controls) -> bool:
@@ -41,11 +49,18 @@ def _update(view, cache, controls, page=PAGE):
     page's first request."""
     raw = view.spec.to_controls(controls)
     answer = view.update(cache, {"seq": 1, "frame": 0, "drawn": None}, raw, page)
-    summary, _timing, *rest, reply, job = answer[len(view.panels) :]
     shown = {"values": raw, "frame": 0, "theme": "light"}
-    assert reply == {"seq": 1, "values": raw, "theme": "light", "drawn": shown, "stale": []}
-    assert job is no_update
-    return answer[: len(view.panels)], summary, *rest
+    expected = {"seq": 1, "values": raw, "theme": "light", "drawn": shown, "stale": []}
+    assert answer.answered == expected
+    assert answer.job is no_update and answer.status == ""
+    return (
+        list(answer.figures),
+        answer.summary,
+        answer.messages,
+        answer.link,
+        answer.frames,
+        answer.last_frame,
+    )
 
 
 @pytest.mark.parametrize("view", VIEWS, ids=VIEW_IDS)
@@ -80,8 +95,8 @@ def test_every_preset_renders_without_corrections(view, cache):
             assert preset.panel in {p.graph for p in view.panels}, preset.slug
         controls = view.spec.with_overrides(preset.values)
         if _background(view, controls):
-            job = view.update(cache, None, view.spec.to_controls(controls), PAGE, jobs=RUNS_JOBS)
-            assert job[-1]["values"] == view.spec.to_controls(controls), preset.slug
+            answer = view.update(cache, GATE, view.spec.to_controls(controls), PAGE, jobs=RUNS_JOBS)
+            assert answer.job["values"] == view.spec.to_controls(controls), preset.slug
             continue  # drawn by its job (tests/e2e/test_jobs.py), or on the paper-figures page
         figures, _, messages, *_ = _update(view, cache, controls)
         assert all(_non_empty(f) for f in figures), preset.slug
@@ -103,13 +118,12 @@ def test_hostile_control_values_give_messages_not_errors(view, bad, cache):
         raw[index] = bad
         page = {"embed": bad, "messages": bad}
         answer = view.update(cache, {"drawn": bad}, raw, page, jobs=RUNS_JOBS, done=bad)
-        json.dumps(answer[-2], allow_nan=False)  # the echo to the gate is strict JSON
-        figures, search = answer[: len(view.panels)], answer[len(view.panels) + 3]
-        if answer[-1] is no_update:
-            assert all(_non_empty(f) for f in figures), name
-        else:  # a background job computes it; the plots stay as they are meanwhile
-            assert all(f is no_update for f in figures) and json.dumps(answer[-1]), name
-        assert not view.parse_link(search).messages  # whatever came in, the link is valid
+        json.dumps(answer.answered, allow_nan=False)  # the echo to the gate is strict JSON
+        if not all(f is no_update for f in answer.figures):
+            assert all(_non_empty(f) for f in answer.figures), name
+        else:  # a background job's: a request that is not the page's starts none
+            assert answer.job is no_update and MALFORMED in answer.texts, name
+        assert not view.parse_link(answer.link).messages  # whatever came in, the link is valid
 
 
 @pytest.mark.parametrize("view", VIEWS, ids=VIEW_IDS)
@@ -134,10 +148,8 @@ def test_results_are_cached_and_timed_by_the_harness(view):
     again = view.results(cache, controls)
     assert first.milliseconds > 0  # computed and timed
     assert again.milliseconds is None  # from the cache
-    assert (
-        "cache" in again.describe()
-        and " ms " in dataclasses.replace(first, milliseconds=1.5).describe()
-    )
+    assert again.served == "from the result cache"  # for the log, not for the page
+    assert dataclasses.replace(first, milliseconds=1.5).served == "computed in 1.5 ms"
     display = [f for f in view.spec.fields if not f.physics]
     if display:  # a display-only change reads the same entry
         field = display[0]
@@ -223,7 +235,9 @@ def test_a_link_can_name_a_preset(view):
     assert [found[f"{view.key}-{name}"].value for name in view.spec.names] == expected
     assert found[f"{view.key}-preset"].value == preset.slug
     assert found[f"{view.key}-preset-caption"].children == preset.caption
-    assert found[f"{view.key}-page"].data == {"embed": True, "messages": []}
+    page = found[f"{view.key}-page"].data
+    assert page | {"client": "?"} == {"embed": True, "messages": [], "client": "?"}
+    assert re.fullmatch(r"[0-9a-f]{16}", page["client"])  # the page's own id (fair use)
 
 
 def test_every_published_preset_slug_still_opens_its_preset():

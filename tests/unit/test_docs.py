@@ -17,7 +17,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 DOCUMENTS = [ROOT / "README.md", ROOT / "CONTRIBUTING.md", *sorted((ROOT / "docs").glob("*.md"))]
 #: documents the README links that are being written on other branches; a link to one of them
 #: may lead nowhere until it lands (then its anchors are checked like any other's)
-PENDING = {"docs/deploying.md"}
+PENDING: set[str] = set()
 #: a benchmark whose --markdown is being written on another branch: its section holds what it
 #: printed before, until it lands
 PENDING_MARKDOWN: set[str] = set()

@@ -472,4 +472,5 @@ VIEW = View(
     map_of=trajectory.VIEW.key,
     heavy=heavy,
     compute_job=compute_job,
+    job_seconds=seconds,
 )

@@ -57,7 +57,7 @@ def descent_traces(figure):
 def update(cache, chosen):
     """(figures, summary, messages, search, frames) of the main callback."""
     reply = answer(VIEW, cache, chosen)
-    return reply.figures, reply.summary, reply.texts, reply.search, reply.frames
+    return reply.figures, reply.summary, reply.texts, reply.link, reply.frames
 
 
 def test_loss_and_alignment_curves_are_the_exact_flow():
@@ -281,6 +281,6 @@ def test_out_of_range_samples_are_clamped_with_a_message(cache):
     raw[VIEW.spec.names.index("samples")] = 100_000
     reply = answer(VIEW, cache, raw=raw)
     assert any("number of samples P" in text for text in reply.texts)
-    assert f"samples={MAX_SAMPLES}" in reply.search
-    spectrum = reply.figure(VIEW, "spectrum")
+    assert f"samples={MAX_SAMPLES}" in reply.link
+    spectrum = reply.figure("spectrum")
     assert len(trace(spectrum, "K₀")["x"]["bdata"]) > 0  # packed, P = 300 ranks

@@ -220,7 +220,6 @@ def test_a_download_before_the_maps_job_has_finished_asks_to_wait(tmp_path):
     minutes, past the worker's timeout): the page is told to ask once the job is done."""
     from app import create_app
     from app.config import Settings
-    from app.core.jobs import manager
     from app.core.view import DOWNLOAD_AWAITS_JOB
     from tests.dash_client import control_values, split_outputs
 
@@ -231,7 +230,7 @@ def test_a_download_before_the_maps_job_has_finished_asks_to_wait(tmp_path):
     dependencies = client.get("/_dash-dependencies").get_json()
     chosen = SPEC.with_overrides({"seed": 777})  # the default size: a job
     cache = dash_app.server.config["RESULT_CACHE"]
-    jobs, _ = manager(settings)  # as the app's own
+    jobs = dash_app.server.config["JOBS"]  # the app's own: processes beside it
     assert jobs is not None
     assert network_map.heavy(chosen) and VIEW.awaits_job(cache, chosen, jobs)
     download = next(

@@ -330,7 +330,7 @@ def test_the_specialization_matrix_of_the_ten_digits():
 def test_every_figure_preset_draws_its_panel_with_data(chosen_preset, cache):
     chosen = VIEW.spec.with_overrides(chosen_preset.values)
     reply = calls.answer(VIEW, cache, chosen)
-    figure = reply.figure(VIEW, chosen_preset.panel)
+    figure = reply.figure(chosen_preset.panel)
     assert not figure["layout"].get("annotations"), chosen_preset.slug  # not "does not apply"
     assert any(len(t.get("x", [])) or t.get("z") is not None for t in figure["data"])
     assert reply.texts == [], (chosen_preset.slug, reply.texts)
@@ -413,15 +413,15 @@ def test_the_function_plane_is_computed_only_for_a_plot_in_sight(cache):
     hidden = ["distances", "zeta", "function", "neurons", "spectrum", "specialization"]
     request = {"seq": 2, "frame": 0, "drawn": drawn, "hidden": hidden, "stale": []}
     reply = calls.answer(VIEW, cache, request=request)  # the seed moved to 0
-    assert reply.figure(VIEW, "function") is no_update
-    assert "function" not in reply.frames["heatmaps"] and "function" in reply.reply["stale"]
+    assert reply.figure("function") is no_update
+    assert "function" not in reply.frames["heatmaps"] and "function" in reply.stale
     assert len(results._SURFACES) == 0
     drawn = dict(drawn, values=VIEW.spec.to_controls(VIEW.spec.defaults()))
     in_sight = {"seq": 3, "frame": 0, "drawn": drawn, "hidden": [], "stale": ["function"]}
     reply = calls.answer(VIEW, cache, request=in_sight)  # scrolled to the plane
     assert len(results._SURFACES) == 1 and len(reply.frames["heatmaps"]["function"]) > 0
     result = VIEW.compute(VIEW.spec.defaults())
-    matrix = unpacked(reply.figure(VIEW, "function")["data"][0]["z"])
+    matrix = unpacked(reply.figure("function")["data"][0]["z"])
     np.testing.assert_allclose(matrix, encoded(result.plane)[0], atol=1e-6)
 
 
