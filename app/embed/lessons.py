@@ -73,6 +73,13 @@ LESSONS: tuple[Lesson, ...] = (
         "A funnel and its mirror image, one conserved λ: which sign learns lazily, and which "
         "waits and then learns its features.",
     ),
+    Lesson(
+        "align-disalign-or-stay-a-kernel",
+        "Align, disalign, or stay a kernel",
+        "Xu & Ziyin, Three mechanisms of feature learning in a linear network",
+        "A two-layer linear network, solved exactly: its layers align, disalign or keep their "
+        "kernel, and the kernel phase's features move less and less as the width grows.",
+    ),
 )
 BY_SLUG = {lesson.slug: lesson for lesson in LESSONS}
 

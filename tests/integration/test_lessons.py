@@ -112,7 +112,21 @@ def _driven(cache: ResultCache, slug: str, ident: str, values: dict):
 def test_the_lambda_lesson_s_buttons_lead_to_paper_cards_whose_claims_hold(cache):
     """Every state a button of the-architecture-decides-which-lambda-is-lazy.html leads to is
     a Fig. 5 card's set-up, and the card's checked claim holds; the text's own numbers too."""
-    slug = "the-architecture-decides-which-lambda-is-lazy"
+    states = _card_states(cache, "the-architecture-decides-which-lambda-is-lazy").values()
+    shown = {(controls.shape, controls.lam): result.exact for controls, result in states}
+    lazy, late = shown[("funnel", 10.0)], shown[("funnel", -10.0)]
+    assert np.max(lazy.kernel_distance) < 1e-4  # "S stays below 10⁻⁴"
+    assert value_at(lazy.t, lazy.loss, 1.0) / lazy.loss[0] < 1e-8  # "a billionth by t = 1"
+    assert value_at(late.t, late.loss, 1.0) / late.loss[0] < 0.5  # "more than half"
+    final = late.kernel_distance[-1]
+    assert 0.4 < final < 0.5  # "about 0.46"
+    assert crossing_time(late.t, late.kernel_distance, final / 2) > 10  # "only after t = 10"
+    assert np.max(shown[("inverted funnel", -10.0)].kernel_distance) < 1e-5  # "below 10⁻⁵"
+
+
+def _card_states(cache: ResultCache, slug: str) -> dict[str, tuple]:
+    """Every state a lesson's frames start in or its buttons lead to, each a paper card's
+    set-up whose checked claim holds: card slug → (controls, result)."""
     parts = _parts(lessons.BY_SLUG[slug])
     shown = {}
     for ident, values in [*((i, {}) for i in parts.frames), *parts.drivers]:
@@ -122,12 +136,43 @@ def test_the_lambda_lesson_s_buttons_lead_to_paper_cards_whose_claims_hold(cache
         )  # StopIteration: a state that is no card's
         evidence = card.claim.evaluate(controls, result)
         assert evidence.holds, (card.slug, evidence.found)
-        shown[(controls.shape, controls.lam)] = result.exact
-    lazy, late = shown[("funnel", 10.0)], shown[("funnel", -10.0)]
-    assert np.max(lazy.kernel_distance) < 1e-4  # "S stays below 10⁻⁴"
-    assert value_at(lazy.t, lazy.loss, 1.0) / lazy.loss[0] < 1e-8  # "a billionth by t = 1"
-    assert value_at(late.t, late.loss, 1.0) / late.loss[0] < 0.5  # "more than half"
-    final = late.kernel_distance[-1]
-    assert 0.4 < final < 0.5  # "about 0.46"
-    assert crossing_time(late.t, late.kernel_distance, final / 2) > 10  # "only after t = 10"
-    assert np.max(shown[("inverted funnel", -10.0)].kernel_distance) < 1e-5  # "below 10⁻⁵"
+        shown[card.slug] = (controls, result)
+    return shown
+
+
+def test_the_mechanisms_lesson_s_buttons_lead_to_cards_and_its_numbers_hold(cache):
+    """align-disalign-or-stay-a-kernel.html: Fig. 1's three cards and Fig. 4's two, and the
+    numbers the text states of each."""
+    shown = _card_states(cache, "align-disalign-or-stay-a-kernel")
+    kernel = shown["fig-1-alignment-kernel-phase-gamma-1-sqrt-d"][1]
+    features = shown["fig-1-alignment-feature-learning-phase-gamma-1-d"][1]
+    apart = shown["fig-1-disalignment-near-parallel-large-output"][1].exact
+    assert kernel.exact.zeta[0] == features.exact.zeta[0]  # "the same N(0, 1) layers"
+    assert round(kernel.exact.zeta[0], 2) == 0.06  # "ζ(0) ≈ 0.06"
+    assert kernel.exact.zeta[-1] - kernel.exact.zeta[0] < 0.01  # "rises by less than 0.01"
+    assert kernel.exact.ntk_change[-1] < 1e-3  # "the NTK moves by less than 0.1 %"
+    assert features.exact.t[-1] > 100 * kernel.exact.t[-1]  # "this run takes far longer"
+    assert 0.85 < features.exact.zeta[-1] < 0.95  # "from 0.06 to about 0.9"
+    assert features.exact.ntk_change[-1] > 1.0  # "more than 100 %"
+    assert apart.zeta[0] > 0.99 and apart.zeta[-1] < 0.6  # "from above 0.99 to below 0.6"
+    assert 25 < apart.output[0] < 35 and abs(apart.output[-1] - 2) < 0.01  # "about 30 to 2"
+    assert apart.ntk_change[-1] > 0.5  # "more than 50 %"
+    random = _fitted_deltas(shown["fig-4-kernel-and-feature-learning-pairs-d-10-to-1000"][1])
+    zero = _fitted_deltas(shown["fig-4-from-a-zero-initial-output"][1])
+    for deltas in (random, zero):
+        assert max(abs(d) for d in deltas["feature learning"].values()) < 0.15  # "|δ| < 0.15"
+    kernel_deltas = random["kernel"]
+    assert min(kernel_deltas, key=kernel_deltas.get) == "Xavier"  # "between … (Xavier⁻)"
+    assert max(kernel_deltas, key=kernel_deltas.get) == "Kaiming"  # "… and (Kaiming⁻)"
+    assert round(kernel_deltas["Xavier"], 1) == 0.4  # "0.4 (Xavier⁻)", "δ ≈ 0.4 here"
+    assert round(kernel_deltas["Kaiming"], 1) == 1.6  # "1.6 (Kaiming⁻)"
+    assert abs(zero["kernel"]["Xavier"] - 1) < 0.1  # "Xavier⁻ falls like 1/d (δ ≈ 1)"
+    assert abs(zero["kernel"]["Kaiming"] - 1.5) < 0.1  # "Kaiming⁻ still … d^−3/2"
+
+
+def _fitted_deltas(result) -> dict[str, dict[str, float]]:
+    """δ of ‖W(∞) − W(0)‖/‖W(0)‖ ∝ d^−δ: regime → scheme → δ (minus the fitted slope)."""
+    deltas: dict[str, dict[str, float]] = {"kernel": {}, "feature learning": {}}
+    for (scheme, regime), slope in zip(result.rows, result.weight_fits, strict=True):
+        deltas[regime][scheme] = -slope
+    return deltas
