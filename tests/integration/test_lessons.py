@@ -124,12 +124,17 @@ def test_the_lambda_lesson_s_buttons_lead_to_paper_cards_whose_claims_hold(cache
     assert np.max(shown[("inverted funnel", -10.0)].kernel_distance) < 1e-5  # "below 10⁻⁵"
 
 
-def _card_states(cache: ResultCache, slug: str) -> dict[str, tuple]:
-    """Every state a lesson's frames start in or its buttons lead to, each a paper card's
-    set-up whose checked claim holds: card slug → (controls, result)."""
+def _card_states(
+    cache: ResultCache, slug: str, frames: tuple[str, ...] = (), drivers: bool = True
+) -> dict[str, tuple]:
+    """Every state a lesson's frames (all, or ``frames``) start in or its buttons lead to
+    (unless not ``drivers``), each a paper card's set-up whose checked claim holds: card slug →
+    (controls, result)."""
     parts = _parts(lessons.BY_SLUG[slug])
+    chosen = frames or tuple(parts.frames)
+    states = [(i, {}) for i in chosen] + [d for d in parts.drivers if drivers and d[0] in chosen]
     shown = {}
-    for ident, values in [*((i, {}) for i in parts.frames), *parts.drivers]:
+    for ident, values in states:
         view, controls, result = _driven(cache, slug, ident, values)
         card = next(
             p for p in view.presets if view.spec.with_overrides(p.values) == controls
@@ -176,3 +181,46 @@ def _fitted_deltas(result) -> dict[str, dict[str, float]]:
     for (scheme, regime), slope in zip(result.rows, result.weight_fits, strict=True):
         deltas[regime][scheme] = -slope
     return deltas
+
+
+def test_the_threshold_lesson_s_first_figure_leads_to_cards_and_its_numbers_hold(cache):
+    """past-a-threshold-the-kernel-locks-onto-the-task.html, first figure: its three γ are the
+    Fig. 2 cards (whose claims hold), and the numbers the text states of each."""
+    slug = "past-a-threshold-the-kernel-locks-onto-the-task"
+    shown = {
+        round(controls.gamma, 3): result
+        for controls, result in _card_states(cache, slug, frames=("rates",)).values()
+    }
+    frozen, near, strong = shown[0.01], shown[0.2], shown[30.0]
+    assert round(frozen.exact.alignment[0], 2) == 0.46  # "from 0.46"
+    assert frozen.final_alignment < 0.48  # "to under 0.48"
+    assert frozen.catch_up < 1.06 * frozen.exact.t[-1]  # "within 6 % of that time"
+    assert round(near.sweep.threshold, 2) == 0.18  # "γ* ≈ 0.18"
+    assert 0.65 < near.final_alignment < 0.75  # "about 0.7"
+    exact, kernel = strong.exact, strong.kernel
+    assert crossing_time(exact.t, exact.alignment, 0.9) < 0.02  # "before t = 0.02"
+    fast = 5 / float(strong.final.eigenvalues[0])  # the exponential phase, 5/c₁
+    assert fast < 0.1  # "before t = 0.1"
+    assert exact.loss[0] / value_at(exact.t, exact.loss, fast) > 80  # "nearly a hundredfold"
+    assert value_at(kernel.t, kernel.loss, fast) > 0.9 * kernel.loss[0]  # "less than a tenth"
+    power = np.log10(value_at(exact.t, exact.loss, 1.0) / value_at(exact.t, exact.loss, 10.0))
+    assert 0.8 < power < 1.3  # "about 1/t from t = 1 to 10"
+    assert exact.t[-1] == 1000 and kernel.loss[-1] / exact.loss[-1] > 1000  # "a thousand times"
+
+
+def test_the_threshold_lesson_s_map_says_what_it_shows(cache):
+    """The same lesson's map: a Fig. 2C–D card whose claim holds, and each button's row."""
+    slug = "past-a-threshold-the-kernel-locks-onto-the-task"
+    (_, start), *_ = _card_states(cache, slug, frames=("threshold",), drivers=False).values()
+    rows = {}
+    for _, values in (d for d in _parts(lessons.BY_SLUG[slug]).drivers if d[0] == "threshold"):
+        rows[values["a"]] = _driven(cache, slug, "threshold", values)[2].current
+    flat, middle, steep = rows[0.5], rows[1.5], rows[3]
+    assert round(middle.initial_overlap, 2) == 0.65 and round(middle.threshold, 2) == 0.18
+    assert round(flat.initial_overlap, 2) == 0.26 and round(flat.initial_alignment, 2) == 0.12
+    assert round(flat.threshold, 2) == 0.05  # "γ* ≈ 0.05"
+    assert round(steep.initial_overlap, 2) == 0.91 and round(steep.initial_alignment, 2) == 0.76
+    assert round(steep.threshold, 2) == 0.24  # "larger: … γ* ≈ 0.24"
+    assert (start.exponents[0], start.exponents[-1]) == pytest.approx((0.2, 4))  # "0.2 to 4"
+    assert np.all(start.top_overlap[:, -1] > 0.99)  # "for every a … the overlap goes to 1"
+    assert np.all(start.final_alignment[:, -1] > 0.99)  # "and so does the final alignment"
