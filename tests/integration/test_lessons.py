@@ -109,21 +109,6 @@ def _driven(cache: ResultCache, slug: str, ident: str, values: dict):
     return view, controls, view.results(cache, controls).result
 
 
-def test_the_lambda_lesson_s_buttons_lead_to_paper_cards_whose_claims_hold(cache):
-    """Every state a button of the-architecture-decides-which-lambda-is-lazy.html leads to is
-    a Fig. 5 card's set-up, and the card's checked claim holds; the text's own numbers too."""
-    states = _card_states(cache, "the-architecture-decides-which-lambda-is-lazy").values()
-    shown = {(controls.shape, controls.lam): result.exact for controls, result in states}
-    lazy, late = shown[("funnel", 10.0)], shown[("funnel", -10.0)]
-    assert np.max(lazy.kernel_distance) < 1e-4  # "S stays below 10⁻⁴"
-    assert value_at(lazy.t, lazy.loss, 1.0) / lazy.loss[0] < 1e-8  # "a billionth by t = 1"
-    assert value_at(late.t, late.loss, 1.0) / late.loss[0] < 0.5  # "more than half"
-    final = late.kernel_distance[-1]
-    assert 0.4 < final < 0.5  # "about 0.46"
-    assert crossing_time(late.t, late.kernel_distance, final / 2) > 10  # "only after t = 10"
-    assert np.max(shown[("inverted funnel", -10.0)].kernel_distance) < 1e-5  # "below 10⁻⁵"
-
-
 def _card_states(
     cache: ResultCache, slug: str, frames: tuple[str, ...] = (), drivers: bool = True
 ) -> dict[str, tuple]:
@@ -143,6 +128,21 @@ def _card_states(
         assert evidence.holds, (card.slug, evidence.found)
         shown[card.slug] = (controls, result)
     return shown
+
+
+def test_the_lambda_lesson_s_buttons_lead_to_paper_cards_whose_claims_hold(cache):
+    """Every state a button of the-architecture-decides-which-lambda-is-lazy.html leads to is
+    a Fig. 5 card's set-up, and the card's checked claim holds; the text's own numbers too."""
+    states = _card_states(cache, "the-architecture-decides-which-lambda-is-lazy").values()
+    shown = {(controls.shape, controls.lam): result.exact for controls, result in states}
+    lazy, late = shown[("funnel", 10.0)], shown[("funnel", -10.0)]
+    assert np.max(lazy.kernel_distance) < 1e-4  # "S stays below 10⁻⁴"
+    assert value_at(lazy.t, lazy.loss, 1.0) / lazy.loss[0] < 1e-8  # "a billionth by t = 1"
+    assert value_at(late.t, late.loss, 1.0) / late.loss[0] < 0.5  # "more than half"
+    final = late.kernel_distance[-1]
+    assert 0.4 < final < 0.5  # "about 0.46"
+    assert crossing_time(late.t, late.kernel_distance, final / 2) > 10  # "only after t = 10"
+    assert np.max(shown[("inverted funnel", -10.0)].kernel_distance) < 1e-5  # "below 10⁻⁵"
 
 
 def test_the_mechanisms_lesson_s_buttons_lead_to_cards_and_its_numbers_hold(cache):
