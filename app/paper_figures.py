@@ -39,7 +39,7 @@ from .core.presets import Paper, Preset
 from .core.view import View
 from .ui import components
 from .ui.figures import CURSOR, compact
-from .ui.notation import typeset_figure
+from .ui.notation import typeset, typeset_figure
 from .ui.theme import themed
 from .views import MODELS
 
@@ -224,7 +224,7 @@ def _fit_to_card(figure: Figure, card: Card) -> None:
     if "scene" in layout:  # 3-D: the view's own legend, in smaller type
         layout["legend"] = {**layout.get("legend", {}), "font": {"size": 10}}
         return
-    if "margin" in layout:
+    if "margin" in layout and "yaxis2" not in layout:  # (a right-hand axis keeps its room)
         layout["margin"] = {**layout["margin"], "r": 10}
     for name in ("xaxis", "yaxis"):  # narrow cards: titles must not run into the tick labels
         if isinstance(layout.get(name), dict):
@@ -282,7 +282,8 @@ def card_answer(card: Card, cache: ResultCache, theme: str = "light") -> str:
     figure = content.figure
     if theme == "dark":
         figure = to_json_plotly(themed(json.loads(figure), "dark"))
-    claim = json.dumps({"holds": content.holds, "found": content.found})
+    found = typeset(content.found, prose=True)
+    claim = json.dumps({"holds": content.holds, "found": found})
     return f'{{"figure": {figure}, "height": {content.height}, "claim": {claim}, "message": null}}'
 
 
@@ -305,12 +306,14 @@ def card_entry(card: Card, link: Callable[[str], str], embed: bool) -> dict[str,
         "note": card.note_id,
         "evidence": card.evidence_id,
         "height": card.height,
-        "title": preset.name,
-        "caption": preset.caption,
+        # texts typeset as the plots' are: markup of <i>, <sub> and <sup> only, which the
+        # script turns into elements (never parsed as HTML)
+        "title": typeset(preset.name, prose=True),
+        "caption": typeset(preset.caption, prose=True),
         "label": f"{preset.name}: {card.panel.title}",
-        "claim": preset.claim.text if preset.claim is not None else None,
-        "differs": preset.differs or None,
-        "panel": f"Panel shown: {card.panel.title}",
+        "claim": typeset(preset.claim.text, prose=True) if preset.claim is not None else None,
+        "differs": typeset(preset.differs, prose=True) if preset.differs else None,
+        "panel": "Panel shown: " + typeset(card.panel.title, prose=True),
         "href": card.href(link, embed),
         "link_title": f"{preset.name}: open in the {card.view.nav_title} view",
     }

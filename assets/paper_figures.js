@@ -20,10 +20,30 @@
       ? "dark" : "light";
   }
 
+  /* a text typeset on the server (app/ui/notation.py): plain text with <i>, <sub> and <sup>
+   * only, built as elements — everything else stays text, so nothing is parsed as HTML */
+  var MARKUP = /(<\/?(?:i|sub|sup)>)/;
+
+  function typeset(node, text) {
+    var stack = [node];
+    String(text).split(MARKUP).forEach(function (piece) {
+      if (!piece) { return; }
+      var top = stack[stack.length - 1];
+      if (/^<\/(i|sub|sup)>$/.test(piece)) {
+        if (stack.length > 1) { stack.pop(); }
+      } else if (/^<(i|sub|sup)>$/.test(piece)) {
+        stack.push(top.appendChild(document.createElement(piece.slice(1, -1))));
+      } else {
+        top.appendChild(document.createTextNode(piece));
+      }
+    });
+    return node;
+  }
+
   function element(tag, className, text, attributes) {
     var node = document.createElement(tag);
     if (className) { node.className = className; }
-    if (text) { node.textContent = text; }
+    if (text) { typeset(node, text); }
     Object.keys(attributes || {}).forEach(function (name) {
       node.setAttribute(name, attributes[name]);
     });
@@ -33,7 +53,7 @@
   function labelled(tag, className, label, text) {
     var node = element(tag, className);
     node.appendChild(element("strong", "", label));
-    node.appendChild(document.createTextNode(text));
+    typeset(node, text);
     return node;
   }
 
@@ -155,7 +175,8 @@
     if (!drawing) { drawing = true; window.requestAnimationFrame(drawNext); }
     var evidence = document.getElementById(data.cardEvidence);
     if (evidence) {
-      evidence.textContent = evidenceText(content.claim);
+      evidence.replaceChildren();
+      typeset(evidence, evidenceText(content.claim));
       evidence.classList.toggle("is-holding", !!(content.claim && content.claim.holds));
       evidence.classList.toggle("is-failing", !!(content.claim && !content.claim.holds));
     }

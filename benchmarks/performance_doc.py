@@ -1,4 +1,4 @@
-"""Write the benchmarks' figures into docs/performance.md.
+"""Write the benchmarks' figures into docs/performance.md (and the README's few).
 
     python benchmarks/performance_doc.py [--only solvers_speed ...] [--list]
 
@@ -26,6 +26,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCUMENT = ROOT / "docs" / "performance.md"
+#: every file with generated sections; the README's repeat some of DOCUMENT's
+DOCUMENTS = (DOCUMENT, ROOT / "README.md")
 BLOCK = re.compile(
     r"(<!-- benchmark: (python (benchmarks/(\w+)\.py)[^>]*?) -->\n)(.*?)(<!-- end benchmark -->)",
     re.S,
@@ -57,9 +59,11 @@ def main() -> None:
         return
 
     failed = []
+    done = set()
     for command, script in blocks(text):
-        if options.only and script not in options.only:
+        if command in done or (options.only and script not in options.only):
             continue
+        done.add(command)
         try:
             printed = run(command)
         except subprocess.CalledProcessError as error:  # the section keeps what it had
@@ -67,9 +71,12 @@ def main() -> None:
             print(error.stderr[-2000:], file=sys.stderr)
             continue
         # written after each section: a long run keeps what it has measured so far
-        text = DOCUMENT.read_text(encoding="utf-8")
-        text = BLOCK.sub(functools.partial(_filled, command=command, printed=printed), text)
-        DOCUMENT.write_text(text, encoding="utf-8")
+        for document in DOCUMENTS:
+            text_now = document.read_text(encoding="utf-8")
+            filled = BLOCK.sub(
+                functools.partial(_filled, command=command, printed=printed), text_now
+            )
+            document.write_text(filled, encoding="utf-8")
     if failed:
         sys.exit(f"failed, sections left as they were: {failed}")
 

@@ -12,7 +12,7 @@ from typing import Any
 from dash import dcc, html
 
 from ..core.state import Field
-from .notation import typeset_children
+from .notation import decade, typeset_children
 
 __all__ = [
     "animation_bar",
@@ -44,8 +44,7 @@ def control_id(view: str, name: str) -> str:
 def _decade_marks(low: float, high: float) -> dict:
     marks = {}
     for exponent in range(math.ceil(low), math.floor(high) + 1):
-        value = 10.0**exponent
-        marks[exponent] = f"{value:g}" if 1e-3 <= value < 1e3 else f"1e{exponent}"
+        marks[exponent] = decade(exponent)
     return marks
 
 
@@ -119,7 +118,7 @@ def _box(ident: str, spec: Field, value: Any, readonly: bool = False) -> dcc.Inp
 def _choices(ident: str, spec: Field, value: Any, readonly: bool = False):
     labels = spec.choice_labels or tuple(map(str, spec.choices))
     options = [
-        {"label": t, "value": c, "disabled": readonly}
+        {"label": html.Span(typeset_children(t)), "value": c, "disabled": readonly}
         for c, t in zip(spec.choices, labels, strict=True)
     ]
     return dcc.RadioItems(
@@ -237,7 +236,7 @@ def graph_card(
         figure={"data": [], "layout": {"height": height}},
     )
     children = [
-        html.H3(title, id=f"{ident}-title", className="graph-title"),
+        html.H3(typeset_children(title), id=f"{ident}-title", className="graph-title"),
         html.Div(graph, className="table-scroll") if min_width else graph,
         # on a touch screen a swipe over a plot scrolls the page; this hands the plot the touch
         # (zoom, pan, turn, a tap on a point) until pressed again (assets/app.js)
@@ -355,10 +354,26 @@ def message_box(view: str, messages: Sequence[str] = ()) -> html.Div:
     )
 
 
+def _prose(value: Any) -> Any:
+    """A summary's or a message's text typeset (subscripts, powers, numbers); components kept."""
+    if isinstance(value, str):
+        return typeset_children(value, prose=True)
+    if isinstance(value, list | tuple):
+        return [
+            part for item in value for part in (_prose(item) if isinstance(item, str) else [item])
+        ]
+    return value
+
+
 def facts(items: Sequence[tuple[str, Any]]) -> html.Dl:
-    """A view's summary: (name, text) pairs as a definition list."""
+    """A view's summary: (name, text) pairs as a definition list, typeset."""
     return html.Dl(
-        [part for name, text in items for part in (html.Dt(name), html.Dd(text))], className="facts"
+        [
+            part
+            for name, text in items
+            for part in (html.Dt(typeset_children(name)), html.Dd(_prose(text)))
+        ],
+        className="facts",
     )
 
 
@@ -376,7 +391,7 @@ def failed_figure() -> dict:
 
 
 def message_children(messages: Sequence[str]) -> list:
-    return [html.Div(text, className="message") for text in messages]
+    return [html.Div(_prose(text), className="message") for text in messages]
 
 
 @dataclass(frozen=True)

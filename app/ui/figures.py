@@ -12,18 +12,23 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .notation import typeset
+from .axes import TICK_SIZE, axis_values, fit_margins, log_ticks, text_width
+from .notation import number, typeset
 
 __all__ = [
     "COLORS",
     "colors_for",
+    "colour_bar",
     "compact",
     "cursor_line",
     "cursor_point",
     "descent_trace",
     "exact_trace",
     "figure",
+    "fit",
     "heatmap",
+    "label_offsets",
+    "not_applicable",
     "pack",
     "plot_times",
     "portrait",
@@ -47,6 +52,24 @@ FONT = {
     "color": "#22313f",
 }
 CURSOR = "cursor"
+#: legends at the top of the figure, the plot pushed down under them (placed above the plot
+#: area, at y = 1.02 of it, a legend that wrapped to a second row on a phone was drawn over the
+#: data: plotly placed it for one row when a figure replaced an empty one); in rows as wide as
+#: the plot (plotly's default for traces with legend groups gives each group a row of its own:
+#: six rows on a phone for six lines)
+LEGEND = {
+    "orientation": "h",
+    "yref": "container",
+    "y": 1,
+    "yanchor": "top",
+    "x": 0,
+    "font": {"size": 11},
+    "traceorder": "normal",
+}
+#: fixed ranges of quantities compared between runs (a kernel distance, an alignment, a
+#: cosine): an automatic range would blow a lazy run's 0.01 up to the height of a rich 0.7
+UNIT_RANGE = [-0.03, 1.03]
+COSINE_RANGE = [-1.06, 1.06]
 
 
 #: diverging palette for an ordered family of curves (e.g. δ from downstream to upstream)
@@ -169,6 +192,9 @@ def axis(title: str, *, log: bool = False, **extra) -> dict:
     return {
         "title": {"text": title},
         "type": "log" if log else "linear",
+        "tickfont": {"size": TICK_SIZE},
+        # upright: rotated labels ran into the axis title and out of a phone's plot
+        "tickangle": 0,
         "gridcolor": COLORS["grid"],
         "zeroline": False,
         "showline": True,
@@ -178,8 +204,13 @@ def axis(title: str, *, log: bool = False, **extra) -> dict:
         # plotly's default ("hide past div") measures every tick label's box at every redraw
         # to hide those that stick out: a forced layout per label
         "ticklabeloverflow": "allow",
-        **extra,
+        # (None is "not given": plotly failed to update an axis whose range was null)
+        **{key: value for key, value in extra.items() if value is not None},
     }
+
+
+#: a logarithmic time axis over more decades than this labels every other one
+WIDE_DECADES = 6
 
 
 def _upright_time(log: bool) -> dict:
@@ -205,9 +236,9 @@ def figure(
     timed = x_title.startswith("time")
     base = {
         "font": FONT,
-        # a log axis's labels (10⁻¹²) are wider: its title would be drawn over them. (A fixed
-        # margin: plotly's automargin made the maps' updates about twice as slow)
-        "margin": {"l": 76 if log_y else 60, "r": 16, "t": 40 if title else 14, "b": 48},
+        # the left margin is set from the tick labels by :func:`fit` (plotly's automargin
+        # made the maps' updates about twice as slow)
+        "margin": {"l": 60, "r": 16, "t": 40 if title else 14, "b": 48},
         "height": height,
         "paper_bgcolor": "white",
         "plot_bgcolor": "white",
@@ -218,16 +249,7 @@ def figure(
         "xaxis": axis(x_title, log=log_x, **(_upright_time(log_x) if timed else {})),
         "yaxis": axis(y_title, log=log_y),
         "showlegend": show_legend,
-        "legend": {
-            "orientation": "h",
-            "y": 1.02,
-            "yanchor": "bottom",
-            "x": 0,
-            "font": {"size": 11},
-            # in rows as wide as the plot: plotly's default for traces with legend groups
-            # gives each group a row of its own (six rows on a phone for six lines)
-            "traceorder": "normal",
-        },
+        "legend": dict(LEGEND),  # (a copy: views add a title to theirs)
         "hovermode": "x unified" if timed else "closest",
         "shapes": shapes or [],
         "uirevision": "keep",  # keep zoom and legend toggles across updates
@@ -236,7 +258,28 @@ def figure(
         base["title"] = {"text": title, "x": 0, "xanchor": "left", "font": {"size": 14}}
     base.update(layout)
     _name_hovers(data, base, x_title, y_title)
-    return {"data": data, "layout": base}
+    return fit({"data": data, "layout": base})
+
+
+def fit(figure_dict: dict) -> dict:
+    """Finish a 2-D figure's axes (in place): every logarithmic axis without ticks of its own
+    labelled with the numbers it marks, and the side margins as wide as the tick labels and
+    titles need. Call it again after changing a finished figure's axes or data."""
+    layout, data = figure_dict["layout"], figure_dict["data"]
+    for name in ("xaxis", "yaxis", "yaxis2"):
+        axis = layout.get(name)
+        if isinstance(axis, dict) and axis.get("type") == "log":
+            if "tickvals" not in axis and "dtick" not in axis:
+                axis |= log_ticks(axis_values(data, name))
+            elif axis.get("dtick") == 1 and _decades(axis_values(data, name)) > WIDE_DECADES:
+                axis["dtick"] = 2  # every other decade: "10⁻³10⁻²10⁻¹" ran together in a card
+    return fit_margins(figure_dict)
+
+
+def _decades(values: np.ndarray) -> float:
+    """How many decades the positive values span."""
+    positive = values[values > 0]
+    return float(np.log10(positive.max() / positive.min())) if positive.size else 0.0
 
 
 def _symbol(title: str) -> str:
@@ -262,6 +305,36 @@ def _name_hovers(data: list[dict], layout: dict, x_title: str, y_title: str) -> 
             trace["hovertemplate"] = f"{value}<extra>{name}</extra>"
 
 
+#: colour scales by their stops (plotly.js knows neither "Magma", "RdYlBu" nor the "_r" of
+#: Python's plotly: such names fell back to its default scale)
+MAGMA = [
+    [0.0, "#000004"],
+    [0.111, "#180f3d"],
+    [0.222, "#440f76"],
+    [0.333, "#721f81"],
+    [0.444, "#9e2f7f"],
+    [0.556, "#cd4071"],
+    [0.667, "#f1605d"],
+    [0.778, "#fd9668"],
+    [0.889, "#feca8d"],
+    [1.0, "#fcfdbf"],
+]
+#: red (small) through pale yellow to blue (large)
+RED_YELLOW_BLUE = [
+    [0.0, "#a50026"],
+    [0.2, "#f46d43"],
+    [0.4, "#fee090"],
+    [0.6, "#e0f3f8"],
+    [0.8, "#74add1"],
+    [1.0, "#313695"],
+]
+#: blue (negative) through pale grey to red (positive), for points coloured by a sign
+BLUE_RED = [[0.0, "#2166ac"], [0.5, "#e8e8e8"], [1.0, "#b2182b"]]
+
+#: a loss left on a map (log of a ratio): learned dark blue, not learned pale (on a dark page
+#: pale blue: the white end glared over the unlearned cells)
+LOSS_SCALE = [[0, "#08306b"], [0.35, "#2171b5"], [0.7, "#6baed6"], [1, "#eef4fb"]]
+
 #: diverging scale with 0 exactly white: negative red, positive blue
 WHITE_CENTRED = [
     [0, "#b2182b"],
@@ -272,16 +345,90 @@ WHITE_CENTRED = [
 ]
 
 
+#: how the note of a panel that does not apply begins: the page folds such a card to the note
+#: (assets/style.css matches it)
+NOT_APPLICABLE = "Not for this setting:"
+
+
+def not_applicable(text: str, height: int = 300) -> dict:
+    """A panel that does not apply to the chosen setting: no axes, no data, a one-line note of
+    what it needs, which the page shows in place of an empty plot (the card is folded to it;
+    ``meta.unavailable`` says so to scripts and tests)."""
+    note = {
+        "text": f"{NOT_APPLICABLE}<br>{text}",  # (two short lines fit a phone)
+        "showarrow": False,
+        "xref": "paper",
+        "yref": "paper",
+        "x": 0.5,
+        "y": 0.5,
+        "font": {"size": 12, "color": "#5c6670"},
+    }
+    hidden = {"visible": False}
+    return {
+        "data": [{"type": "scatter", "x": [], "y": [], "hoverinfo": "skip", "showlegend": False}],
+        "layout": {
+            "font": FONT,
+            "height": height,
+            "margin": {"l": 4, "r": 4, "t": 4, "b": 4},
+            "xaxis": hidden,
+            "yaxis": hidden,
+            "annotations": [note],
+            "showlegend": False,
+            "paper_bgcolor": "white",
+            "plot_bgcolor": "white",
+            "meta": {"unavailable": text},
+            "uirevision": "keep",
+        },
+    }
+
+
+def colour_bar(title: str = "") -> dict:
+    """A colour bar across the top of the figure, its title beside it: right of the plot, a
+    vertical one took a quarter of a phone's width."""
+    bar = {
+        "orientation": "h",
+        "x": 0,
+        "xanchor": "left",
+        "yref": "container",  # (as the legend: at the figure's top, the plot pushed under it)
+        "y": 1,
+        "yanchor": "top",
+        "len": 0.9,  # (the title's width is taken from it)
+        "thickness": 10,
+        "nticks": 5,  # (more ran together on a phone)
+        "tickfont": {"size": TICK_SIZE - 1},
+        "outlinewidth": 0,
+    }
+    if title:
+        # beside the bar (above it, plotly drew it over the bar)
+        bar["title"] = {"text": title, "side": "right", "font": {"size": TICK_SIZE}}
+    return bar
+
+
+def _symmetric_ticks(limit: float) -> dict:
+    """A symmetric colour bar's three marks: −r, 0, r with r the largest one-digit number within
+    the limit (five of plotly's ran together above a matrix in a narrow card)."""
+    scale = 10.0 ** math.floor(math.log10(limit))
+    r = math.floor(limit / scale + 1e-9) * scale
+    return {"tickvals": [-r, 0.0, r], "ticktext": [f"−{number(r)}", "0", number(r)]}
+
+
+def _category_axis(labels: Sequence[str], **extra) -> dict:
+    """A matrix's axis of named rows or columns: labels upright while short, else turned."""
+    long = max((text_width(str(label)) for label in labels), default=0) > 28
+    return {"tickangle": -90 if long else 0, "tickfont": {"size": TICK_SIZE}, **extra}
+
+
 def heatmap(
     z: np.ndarray,
     *,
     x_labels: Sequence[str],
     y_labels: Sequence[str],
-    title: str,
+    title: str = "",
     limit: float | None = None,
     height: int = 280,
 ) -> dict:
-    """A symmetric diverging heatmap (0 is white) of a matrix."""
+    """A symmetric diverging heatmap of a matrix (0 the background's colour, cells framed by
+    thin gaps so that a matrix of zeros still reads as one)."""
     z = np.asarray(z)
     limit = limit if limit is not None else float(np.max(np.abs(z))) or 1.0
     trace = {
@@ -291,36 +438,99 @@ def heatmap(
         "y": list(y_labels),
         "zmin": -limit,
         "zmax": limit,
+        "xgap": 1,
+        "ygap": 1,
         "colorscale": WHITE_CENTRED,
-        "colorbar": {"thickness": 10, "len": 0.9},
+        "colorbar": colour_bar() | _symmetric_ticks(limit),
         "uid": CURSOR,
         "hovertemplate": "%{y} · %{x}: %{z:.3g}<extra></extra>",
     }
+    x_axis = _category_axis(x_labels, side="bottom", constrain="domain")
+    bottom = 10 + (max(text_width(str(v)) for v in x_labels) if x_axis["tickangle"] else 18)
+    if x_axis["tickangle"] and list(x_labels) == list(y_labels):
+        # a similarity matrix's columns are its rows: named once, at the left (turned names
+        # below took more of a narrow card than the matrix did)
+        x_axis["showticklabels"], bottom = False, 10
     layout = {
         "font": FONT,
         "height": height,
-        "margin": {"l": 90, "r": 10, "t": 34, "b": 70},
-        "title": {"text": title, "x": 0, "xanchor": "left", "font": {"size": 14}},
-        "xaxis": {"tickangle": -45, "side": "bottom", "constrain": "domain"},
-        "yaxis": {"autorange": "reversed", "scaleanchor": "x", "constrain": "domain"},
+        "margin": {
+            "l": 14 + max((text_width(str(v)) for v in y_labels), default=20),
+            "r": 10,
+            "t": 48 + (24 if title else 0),
+            "b": round(bottom),
+        },
+        "xaxis": x_axis,
+        "yaxis": _category_axis((), autorange="reversed", scaleanchor="x", constrain="domain"),
         "paper_bgcolor": "white",
-        "plot_bgcolor": "white",
+        "plot_bgcolor": COLORS["grid"],  # the gaps between the cells
         "uirevision": "keep",
     }
+    if title:
+        layout["title"] = {"text": title, "x": 0, "xanchor": "left", "font": {"size": 14}}
     return {"data": [trace], "layout": layout}
 
 
-def _regime_label(x: float, y: float, text: str, log_x: bool, log_y: bool) -> dict:
-    """A regime's name written on a map at (x, y) in data coordinates."""
+def _regime_label(label: tuple[float, float, str], x_span: tuple[float, float]) -> dict:
+    """A regime's name written on a map at (x, y) (in the axes' own coordinates: log10 of a
+    logarithmic axis's value); near an edge it is anchored inwards, so that it stays whole."""
+    x, y, text = label
+    low, high = x_span
+    where = (x - low) / (high - low) if high > low else 0.5
+    anchor = "left" if where < 0.2 else "right" if where > 0.8 else "center"
     return {
-        "x": float(np.log10(x)) if log_x else x,
-        "y": float(np.log10(y)) if log_y else y,
-        "text": f"<b>{text}</b>",
+        "x": x,
+        "y": y,
+        "xanchor": anchor,
+        "text": text,
         "showarrow": False,
-        "font": {"size": 14, "color": "#111"},
+        "font": {"size": 12, "color": "#111"},
         "bgcolor": "rgba(255,255,255,0.78)",
-        "borderpad": 3,
+        "borderpad": 2,
     }
+
+
+#: where a point's label may go, in px from the point (tried in this order)
+LABEL_OFFSETS = ((34, -26), (-34, -26), (34, 26), (-34, 26), (0, -36), (0, 36), (70, 0), (-70, 0))
+
+
+def label_offsets(
+    points: Sequence[tuple[float, float, str]],
+    x_range: tuple[float, float],
+    y_range: tuple[float, float],
+    size: tuple[float, float] = (270, 300),
+    font: int = 12,
+) -> list[tuple[int, int]]:
+    """Arrow offsets (px) for labels of points (x, y, text) such that no two labels overlap
+    and none leaves the plot, worked out for a plot of ``size`` px — a phone's: on a wider
+    plot the points only move apart. A label that fits nowhere takes the first place."""
+    width, height = size
+    (x0, x1), (y0, y1) = x_range, y_range
+    taken: list[tuple[float, float, float, float]] = []
+    found = []
+    for x, y, text in points:
+        px, py = (x - x0) / (x1 - x0) * width, (1 - (y - y0) / (y1 - y0)) * height
+        half_w, half_h = text_width(text, font) / 2 + 4, 0.7 * font + 2
+        chosen = LABEL_OFFSETS[0]
+        for ax, ay in LABEL_OFFSETS:
+            box = (px + ax - half_w, py + ay - half_h, px + ax + half_w, py + ay + half_h)
+            inside = box[0] >= 0 and box[1] >= 0 and box[2] <= width and box[3] <= height
+            clear = all(
+                box[2] <= b[0] or b[2] <= box[0] or box[3] <= b[1] or b[3] <= box[1] for b in taken
+            )
+            if inside and clear:
+                chosen = (ax, ay)
+                break
+        ax, ay = chosen
+        taken.append((px + ax - half_w, py + ay - half_h, px + ax + half_w, py + ay + half_h))
+        found.append(chosen)
+    return found
+
+
+def _span(values: np.ndarray, log: bool) -> tuple[float, float]:
+    shown = np.asarray(values, dtype=float)
+    shown = np.log10(shown[shown > 0]) if log else shown[np.isfinite(shown)]
+    return (float(shown.min()), float(shown.max())) if shown.size else (0.0, 1.0)
 
 
 def portrait(
@@ -335,24 +545,25 @@ def portrait(
     log_y: bool = False,
     zmin: float | None = None,
     zmax: float | None = None,
-    colorscale: str = "Viridis",
+    colorscale: str | list = "Viridis",
     labels: Sequence[tuple[float, float, str]] = (),
     hover: str = "%{x:.3g}, %{y:.3g}: %{z:.3g}",
     height: int = 380,
     x_ticks: tuple[Sequence[float], Sequence[str]] | None = None,
     customdata: np.ndarray | None = None,
 ) -> dict:
-    """A phase portrait: ``z[i, j]`` at ``(x[j], y[i])`` on a sequential colour scale, with the
-    regimes' names written on it (``labels``: (x, y, text) in data coordinates). ``x_ticks``
-    (positions, texts) labels an axis drawn in transformed coordinates; ``customdata`` (same
-    shape as z) is available to ``hover`` as ``%{customdata}``."""
+    """A phase portrait: ``z[i, j]`` at ``(x[j], y[i])`` on a sequential colour scale (its bar
+    above the plot), with the regimes' names written on it (``labels``: (x, y, text) in data
+    coordinates). ``x_ticks`` (positions, texts) labels an axis drawn in transformed
+    coordinates; ``customdata`` (same shape as z) is available to ``hover`` as
+    ``%{customdata}``."""
     trace = {
         "type": "heatmap",
         "z": np.asarray(z, dtype=float),
         "x": np.asarray(x, dtype=float),
         "y": np.asarray(y, dtype=float),
         "colorscale": colorscale,
-        "colorbar": {"title": {"text": colorbar, "side": "right"}, "thickness": 12},
+        "colorbar": colour_bar(colorbar),
         "hovertemplate": hover + "<extra></extra>",
     }
     if customdata is not None:
@@ -361,7 +572,11 @@ def portrait(
         trace["zmin"] = zmin
     if zmax is not None:
         trace["zmax"] = zmax
-    annotations = [_regime_label(lx, ly, text, log_x, log_y) for lx, ly, text in labels]
+    placed = [
+        (float(np.log10(lx)) if log_x else lx, float(np.log10(ly)) if log_y else ly, text)
+        for lx, ly, text in labels
+    ]
+    annotations = [_regime_label(label, _span(x, log_x)) for label in placed]
     result = figure(
         [trace],
         x_title=x_title,
@@ -375,38 +590,13 @@ def portrait(
         margin={"l": 64, "r": 10, "t": 14, "b": 48},
     )
     _portrait_axes(result["layout"], (x, log_x), (y, log_y), x_ticks)
-    return result
-
-
-_SUPERSCRIPTS = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
-
-
-def log_ticks(values: Sequence[float]) -> dict:
-    """Ticks of a logarithmic axis over ``values``, each written as the number it is: 1, 2
-    and 5 of each decade over up to four decades (0.1, 0.2, 0.5, 1, 2), else the powers of ten
-    (10⁻³). Plotly's own labels of such an axis read "2, 5" for 0.2, 0.5."""
-    shown = np.asarray(values, dtype=float)
-    shown = shown[np.isfinite(shown) & (shown > 0)]
-    if shown.size < 2:
-        return {"dtick": "D2"}
-    low, high = float(shown.min()), float(shown.max())
-    first, last = math.floor(math.log10(low)), math.ceil(math.log10(high))
-    mantissas = (1, 2, 5) if last - first <= 4 else (1,)
-    ticks = [m * 10.0**k for k in range(first, last + 1) for m in mantissas]
-    ticks = [v for v in ticks if low * (1 - 1e-9) <= v <= high * (1 + 1e-9)]
-    if len(ticks) < 2:
-        return {"dtick": "D2"}
-    if mantissas == (1,):
-        texts = [f"10{str(round(math.log10(v))).translate(_SUPERSCRIPTS)}" for v in ticks]
-    else:
-        texts = [f"{v:g}" for v in ticks]
-    return {"tickmode": "array", "tickvals": ticks, "ticktext": texts}
+    return fit(result)
 
 
 def _portrait_axes(layout: dict, x: tuple, y: tuple, x_ticks) -> None:
     for name, (values, log) in (("xaxis", x), ("yaxis", y)):
         if log:
-            layout[name] |= log_ticks(values)
+            layout[name] |= log_ticks(values, most=5)
     if x_ticks is not None:
         layout["xaxis"] |= {
             "tickmode": "array",

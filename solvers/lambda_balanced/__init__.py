@@ -20,11 +20,14 @@ The networks the views show are *scenarios* (:func:`scenario`): sizes that fit t
 λ and start asked for (:func:`architecture`), a task and a start drawn from the streams of one
 seed; a map's cells are scenarios too (:func:`scenario_sweep`). Tasks learnt one after another —
 the applications of the paper's §6 and App. D — restart the closed form at each switch
-(:func:`exact_sequence`; docs/lambda-balanced-applications.md).
+(:func:`exact_sequence`; docs/lambda-balanced-applications.md). How far a LeCun start is from
+λ-balanced — the paper's Fig. 1C — is :func:`lecun_balance`.
 """
 
 from ._exact import *  # noqa: F403
 from ._exact import __all__ as _exact_names
+from ._initialisation import *  # noqa: F403
+from ._initialisation import __all__ as _initialisation_names
 from ._scenario import *  # noqa: F403
 from ._scenario import __all__ as _scenario_names
 from ._sequences import *  # noqa: F403
@@ -32,4 +35,10 @@ from ._sequences import __all__ as _sequences_names
 from ._sweep import *  # noqa: F403
 from ._sweep import __all__ as _sweep_names
 
-__all__ = [*_exact_names, *_sweep_names, *_scenario_names, *_sequences_names]
+__all__ = [
+    *_exact_names,
+    *_sweep_names,
+    *_scenario_names,
+    *_sequences_names,
+    *_initialisation_names,
+]

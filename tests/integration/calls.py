@@ -8,6 +8,21 @@ from typing import Any
 from app.ui.figures import compact
 
 
+def plain(children: Any) -> str:
+    """Typeset Dash components as the plain text they were set from."""
+    if isinstance(children, str):
+        return children
+    if isinstance(children, list | tuple):
+        return "".join(plain(child) for child in children)
+    inner = plain(getattr(children, "children", ""))
+    kind = type(children).__name__
+    if kind == "Sub":
+        return f"_{inner}" if len(inner) == 1 or inner.isalnum() else f"_{{{inner}}}"
+    if kind == "Sup":
+        return f"^{inner}"
+    return inner
+
+
 @dataclass(frozen=True)
 class Answer:
     figures: list  #: per panel: a figure, a Patch or no_update
@@ -22,7 +37,9 @@ class Answer:
 
     @property
     def texts(self) -> list[str]:
-        return [message.children for message in self.messages]
+        """Each message in the views' plain notation ("d_out", "λ_max"): its typeset
+        components (italics, lowered and raised parts) written back out."""
+        return [plain(message.children) for message in self.messages]
 
     def figure(self, view, graph: str):
         return self.figures[[p.graph for p in view.panels].index(graph)]

@@ -39,12 +39,44 @@ def test_a_light_page_after_a_dark_one_gets_light_plots(view):
         assert repr(after["layout"]) == repr(before["layout"])
 
 
-def test_dark_tables_keep_dark_text_on_their_light_cells_and_map_labels_get_dark_boxes():
+def _is_pale(colour: str) -> bool:
+    """A colour all of whose channels are bright (#rrggbb, "white")."""
+    if colour in ("white", "#fff"):
+        return True
+    if not (isinstance(colour, str) and colour.startswith("#") and len(colour) == 7):
+        return False
+    return min(int(colour[i : i + 2], 16) for i in (1, 3, 5)) > 200
+
+
+def test_dark_tables_get_dark_cells_with_light_text_and_map_labels_dark_boxes():
     finite_width = next(view for view in VIEWS if view.key == "finite-width")
     figures = answer(finite_width, ResultCache.in_memory(), request=_first_request("dark")).figures
-    table = next(t for f in figures for t in f["data"] if t.get("type") == "table")
-    assert table["cells"]["font"]["color"] == LIGHT_INK
+    tables = [t for f in figures for t in f["data"] if t.get("type") == "table"]
+    assert tables
+    for table in tables:
+        assert table["cells"]["font"]["color"] == INK and table["header"]["font"]["color"] == INK
+        fills = [c for column in table["cells"]["fill"]["color"] for c in column]
+        assert fills and not any(_is_pale(c) for c in fills), fills
+        assert not _is_pale(table["header"]["fill"]["color"])
     fw_map = next(view for view in VIEWS if view.key == "finite-width-map")
     figures = answer(fw_map, ResultCache.in_memory(), request=_first_request("dark")).figures
     boxes = [a.get("bgcolor", "") for f in figures for a in f["layout"].get("annotations", [])]
     assert boxes and not any(box.startswith("rgba(255,255,255") for box in boxes)
+
+
+@pytest.mark.parametrize("view", VIEWS, ids=[view.key for view in VIEWS])
+def test_no_dark_plot_has_a_pale_background_or_a_pale_colour_scale_end_to_end(view):
+    """Backgrounds dark; a colour scale whose both ends or middle are pale glares on a dark
+    page (a matrix of zeros was a white square, the function plane a near-white one)."""
+    figures = answer(
+        view, ResultCache.in_memory(), light_controls(view), request=_first_request("dark")
+    ).figures
+    for figure in figures:
+        layout = figure["layout"]
+        assert not _is_pale(layout.get("paper_bgcolor", "")), layout.get("paper_bgcolor")
+        assert not _is_pale(layout.get("plot_bgcolor", "")), layout.get("plot_bgcolor")
+        for trace in figure["data"]:
+            scale = trace.get("colorscale")
+            if isinstance(scale, list) and trace.get("type") in ("heatmap", "contour"):
+                middle = scale[len(scale) // 2][1]
+                assert not _is_pale(middle), (trace.get("name"), scale)

@@ -209,20 +209,25 @@ def _marker_labels(controls: Controls, traces: list[Markers]) -> list[dict]:
         for scheme, block, eta, gamma in entry.points:
             rank = (scheme != controls.scheme, SCHEMES.index(scheme), list(BLOCKS).index(block))
             names_at.setdefault((eta, gamma), []).append((rank, f"{scheme}{BLOCKS[block][1]}"))
+    places = [
+        (eta, gamma, " = ".join(name for _, name in sorted(names)))
+        for (eta, gamma), names in names_at.items()
+    ]
+    offsets = fig.label_offsets(places, ETA_RANGE, GAMMA_RANGE, font=11)
     return [
         {
             "x": eta,
             "y": gamma,
-            "text": " = ".join(name for _, name in sorted(names)),
+            "text": text,
             "showarrow": True,
             "arrowhead": 0,
-            "ax": 34,
-            "ay": -26,
-            "font": {"size": 12, "color": "#111"},
+            "ax": ax,
+            "ay": ay,
+            "font": {"size": 11, "color": "#111"},
             "bgcolor": "rgba(255,255,255,0.85)",
             "borderpad": 2,
         }
-        for (eta, gamma), names in names_at.items()
+        for (eta, gamma, text), (ax, ay) in zip(places, offsets, strict=True)
     ]
 
 
@@ -234,6 +239,9 @@ def _line_labels(controls: Controls, result: Map) -> list[dict]:
         (max(corner - 2.6, ETA_RANGE[0] + 0.4), result.left_phase, (-20, -40)),
         (corner + 1.2, "feature learning", (40, 30)),
     ):
+        # a label near the right edge points back from the left (it ran off a phone's plot)
+        if eta > 0.3 * ETA_RANGE[1]:
+            shift = (-abs(shift[0]), shift[1])
         if not ETA_RANGE[0] + 0.2 < eta < ETA_RANGE[1] - 0.2:
             continue
         gamma = float(plane(controls).boundary(eta)[0])
@@ -248,9 +256,10 @@ def _line_labels(controls: Controls, result: Map) -> list[dict]:
                 "arrowhead": 2,
                 "ax": shift[0],
                 "ay": shift[1],
-                "font": {"size": 14, "color": MAP_COLORS[phase]},
+                "font": {"size": 12, "color": MAP_COLORS[phase]},
                 "bgcolor": "rgba(255,255,255,0.85)",
-                "borderpad": 3,
+                "borderpad": 2,
+                "xanchor": "right" if shift[0] < 0 else "left",
             }
         )
     return labels
@@ -315,12 +324,10 @@ def draw_phase(controls: Controls, result: Map) -> Figure:
     layout = figure["layout"]
     layout["annotations"] += _line_labels(controls, result) + _marker_labels(controls, traces)
     layout["showlegend"] = True
-    layout["legend"] = {"orientation": "h", "y": 1.01, "yanchor": "bottom", "x": 0}
-    layout["legend"]["font"] = {"size": 11}
-    layout["margin"] = {"l": 64, "r": 10, "t": 40, "b": 48}
+    layout["legend"] = fig.LEGEND | {"font": {"size": 11}}
     layout["xaxis"] |= {"range": [ETA_RANGE[0] - 0.06, ETA_RANGE[1] + 0.06], "dtick": 1}
     layout["yaxis"] |= {"range": [GAMMA_RANGE[0] - 0.05, GAMMA_RANGE[1] + 0.05], "dtick": 0.5}
-    return figure
+    return fig.fit(figure)
 
 
 # -- the width sweep -----------------------------------------------------------------------------
@@ -373,8 +380,7 @@ def _sweep_figure(controls: Controls, result: Map, quantity: str) -> Figure:
         # decades only: the 2s and 5s between ran into each other on a phone
         xaxis=fig.axis("width d  (κ = d)", log=True, dtick=1),
     )
-    # the legend above the plot, in rows (on the right it left a phone's plot 64 px wide)
-    figure["layout"]["margin"] |= {"l": 80 if log_y else 60}
+    # (the legend above the plot, in rows: on the right it left a phone's plot 64 px wide)
     return figure
 
 

@@ -42,6 +42,7 @@ def _over_time(
     y_title: str,
     log_y: bool = False,
     floor_ratio: float = 1e-28,
+    y_range: list[float] | None = None,
 ) -> Figure:
     exact, descent = run.exact, run.descent
     rows = drawn(controls, run)
@@ -67,17 +68,19 @@ def _over_time(
                 )
             )
     cursor = [fig.cursor_line(float(exact.t[rows][0]))]  # shapes sit in data units, log or not
-    figure = fig.figure(data, y_title=y_title, log_x=controls.log_time, log_y=log_y, shapes=cursor)
-    if log_y:  # room for tick labels like 10⁻¹²
-        figure["layout"]["margin"]["l"] = 80
-    return figure
+    extra = {"yaxis": fig.axis(y_title, range=y_range)} if y_range else {}
+    return fig.figure(
+        data, y_title=y_title, log_x=controls.log_time, log_y=log_y, shapes=cursor, **extra
+    )
 
 
 EXACT, SECOND = fig.COLORS["exact"], fig.COLORS["feature"]
 
 
 def draw_zeta(controls: Controls, run: Run) -> Figure:
-    return _over_time(controls, run, [("zeta", "ζ exact", EXACT, None)], "ζ")
+    # a cosine: on its whole range, so that a run that hardly aligns looks it
+    series = [("zeta", "ζ exact", EXACT, None)]
+    return _over_time(controls, run, series, "ζ", y_range=fig.COSINE_RANGE)
 
 
 def draw_norms(controls: Controls, run: Run) -> Figure:

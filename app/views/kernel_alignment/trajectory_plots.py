@@ -27,12 +27,6 @@ def loss_floor(run: Run) -> float:
     return _floor(run.exact.loss, run.kernel.loss)
 
 
-def _decade_ticks(values: np.ndarray, floor: float) -> dict:
-    """One tick per decade when the values span at least two (plotly labels 2 and 5 otherwise)."""
-    shown = np.maximum(values, floor)
-    return {"dtick": 1} if np.log10(np.max(shown) / np.min(shown)) >= 2 else {}
-
-
 def _shown_descent(descent: Descent, log_time: bool) -> np.ndarray:
     """Which recorded steps to draw: not t = 0 on a log axis, and a diverged run only until its
     loss blows up (its last finite values would squash the loss axis)."""
@@ -90,7 +84,7 @@ def draw_alignment(controls: Controls, run: Run) -> Figure:
         y_title="alignment A(t)",
         log_x=controls.log_time,
         shapes=[fig.cursor_line(float(t[0]))],
-        yaxis=fig.axis("alignment A(t)", range=[0, 1.05]),
+        yaxis=fig.axis("alignment A(t)", range=fig.UNIT_RANGE),
     )
 
 
@@ -114,7 +108,7 @@ def draw_spectrum(controls: Controls, run: Run) -> Figure:
         x_title="rank k",
         y_title="eigenvalue λ_k",
         log_x=True,
-        yaxis=fig.axis("eigenvalue λ_k", log=True, **_decade_ticks(after, floor)),
+        log_y=True,
     )
 
 
@@ -192,14 +186,14 @@ def draw_sweep(controls: Controls, run: Run) -> Figure:
         log_x=True,
         shapes=[line],
         height=300,
-        yaxis=fig.axis("overlap, alignment", range=[0, 1.05]),
+        yaxis=fig.axis("overlap, alignment", range=fig.UNIT_RANGE),
     )
 
 
 PANELS = (
     Panel(
         "loss",
-        "Loss: feature learning vs a frozen kernel",
+        "Loss: feature learning vs the frozen kernel",
         r"$L(t) = \|\Delta(t)\|^2$ for the chosen $\gamma$ and for $\gamma = 0$, kernel gradient "
         r"descent $\Delta' = -\eta K_0\Delta$, $L = \sum_k v_k^2 e^{-2\eta\lambda_k t} \sim "
         r"t^{-(a-1)/b}$. Feature learning speeds learning up: at large $\gamma$ an exponential "

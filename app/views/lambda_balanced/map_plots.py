@@ -62,7 +62,7 @@ def labels(controls: Controls, result: Map) -> list[tuple[float, float, str]]:
     if not controls.labels:
         return []
     lams, distance = result.sweep.lams, result.kernel_distance
-    edge = 0.72 * controls.spread
+    edge = 0.8 * controls.spread
     columns = [int(np.argmin(np.abs(lams - x))) for x in (-edge, 0.0, edge)]
     written = []
     for row, dims in enumerate(result.sweep.dimensions):
@@ -84,7 +84,8 @@ def draw_kernel(controls: Controls, result: Map) -> Figure:
         _colour(result.kernel_distance, log),
         sweep.lams,
         np.arange(rows, dtype=float),
-        x_title="relative scale λ  (λ < 0: large first layer, λ > 0: large read-out)",
+        # (short enough for a phone: which side is which layer the explanation says)
+        x_title="relative scale λ",
         y_title="architecture",
         colorbar=colorbar,
         labels=labels(controls, result),
@@ -103,8 +104,7 @@ def draw_kernel(controls: Controls, result: Map) -> Figure:
         "autorange": "reversed",
         "title": {"text": ""},
     }
-    figure["layout"]["margin"] = {"l": 72, "r": 10, "t": 14, "b": 48}
-    return figure
+    return fig.fit(figure)
 
 
 def _curves(result: Map, quantity: np.ndarray, what: str) -> list[dict]:
@@ -128,7 +128,8 @@ def draw_lines(controls: Controls, result: Map) -> Figure:
         y_title="S(0, t)",
         height=340,
         hovermode="closest",  # a click picks one network
-        yaxis=fig.axis("S(0, t)", rangemode="tozero"),
+        # S on its whole range [0, 1], as on the trajectory view
+        yaxis=fig.axis("S(0, t)", range=fig.UNIT_RANGE),
     )
 
 
@@ -200,7 +201,7 @@ def draw_scales(controls: Controls, result: Map) -> Figure:
         _colour(scale_map.kernel_distance, log),
         lams,
         rows,
-        x_title=f"relative scale λ  ({shape_label(scale_map.shape, scale_map.dims)})",
+        x_title=f"λ  ({shape_label(scale_map.shape, scale_map.dims)})",
         y_title="absolute scale ‖W₂W₁‖ at t = 0",
         colorbar=colorbar,
         log_y=True,
@@ -216,8 +217,9 @@ PANELS = (
         "kernel",
         "Kernel distance S(0, t) over λ and the architecture",
         r"Each cell is one exact trajectory of a random $\lambda$-balanced network ($W_2^\top W_2 "
-        r"- W_1W_1^\top = \lambda I$) of the given shape, whose $\|W_2W_1\|$ at $t = 0$ is the "
-        r"absolute scale; its colour is "
+        r"- W_1W_1^\top = \lambda I$: $\lambda < 0$ a large first layer, $\lambda > 0$ a large "
+        r"read-out) of the given shape, whose $\|W_2W_1\|$ at $t = 0$ is the absolute scale; its "
+        r"colour is "
         r"$S(0,t) = 1 - \langle K_0, K_t\rangle_F/(\|K_0\|_F\|K_t\|_F)$ of the NTK "
         r"$K = W_2W_2^\top \otimes I + I \otimes W_1^\top W_1$. Dark: the kernel has not moved "
         r"(lazy); bright: it has (rich).",
@@ -250,7 +252,7 @@ PANELS = (
         "S(0, t) over λ and the absolute scale (App. A.4)",
         r"For the chosen architecture, the kernel distance at time t over the relative scale "
         r"$\lambda$ and the absolute scale $\|W_2W_1\|$ at $t = 0$ (Dominé et al. App. A.4, "
-        r"Figs. 8–10). Choose an architecture under *λ × absolute-scale map* to compute it.",
+        r"Figs. 8–10). Choose the architecture under *λ × absolute-scale map*.",
         draw_scales,
         height=380,
         wide=True,

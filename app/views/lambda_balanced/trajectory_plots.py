@@ -4,12 +4,14 @@ that the play bar moves through time."""
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ...core.panel import Figure, Panel
 from ...ui import figures as fig
+from ...ui.notation import typeset
 
 if TYPE_CHECKING:
     from .trajectory import Controls, Run
@@ -44,12 +46,12 @@ def _mode_traces(run: Run, t: np.ndarray, singular: np.ndarray) -> list[dict]:
     data = []
     for i in range(rank):
         group = f"mode {i + 1}"
-        data.append(fig.exact_trace(t, singular[:, i], f"s{i + 1}", colours[i], group=group))
+        data.append(fig.exact_trace(t, singular[:, i], f"s_{i + 1}", colours[i], group=group))
         data.append(
             fig.exact_trace(
                 [t[0], t[-1]],
                 [sigma[i], sigma[i]],
-                f"task σ{i + 1}",
+                f"task σ_{i + 1}",
                 colours[i],
                 dash="dash",
                 group=group,
@@ -79,11 +81,18 @@ def draw_singular(controls: Controls, run: Run) -> Figure:
         log_x=controls.log_time,
         shapes=[fig.cursor_line(float(t[0]))],  # shapes sit in data units, log or not
         height=320,
-        yaxis=fig.axis("singular value", automargin=True),
+        y_title="singular value",
     )
 
 
-def _over_time(controls: Controls, run: Run, quantity: str, y_title: str, log_y: bool = False):
+def _over_time(
+    controls: Controls,
+    run: Run,
+    quantity: str,
+    y_title: str,
+    log_y: bool = False,
+    y_range: list[float] | None = None,
+):
     keep, t = _times(controls, run)
     exact = getattr(run.exact, quantity)
     # A log axis cannot show 0, and below ~1e-28 of the largest value only rounding is left.
@@ -98,7 +107,8 @@ def _over_time(controls: Controls, run: Run, quantity: str, y_title: str, log_y:
         log_x=controls.log_time,
         log_y=log_y,
         shapes=[fig.cursor_line(float(t[0]))],
-        yaxis=fig.axis(y_title, log=log_y, automargin=True),
+        y_title=y_title,
+        yaxis=fig.axis(y_title, log=log_y, range=y_range),
     )
 
 
@@ -107,7 +117,13 @@ def draw_loss(controls: Controls, run: Run) -> Figure:
 
 
 def draw_kernel(controls: Controls, run: Run) -> Figure:
-    return _over_time(controls, run, "kernel_distance", "S(0, t)")
+    # S on its whole range [0, 1]: a lazy run's 0.01 stays flat beside a rich run's 0.7
+    return _over_time(controls, run, "kernel_distance", "S(0, t)", y_range=fig.UNIT_RANGE)
+
+
+def _names(labels) -> list[str]:
+    """Rows' and columns' names, typeset: "x1" → x₁ (the hierarchy's items stay words)."""
+    return [typeset(re.sub(r"^([xy])(\d+)$", r"\1_\2", str(label))) for label in labels]
 
 
 def _matrix(controls: Controls, run: Run, quantity: str, x_labels, y_labels) -> Figure:
@@ -116,18 +132,9 @@ def _matrix(controls: Controls, run: Run, quantity: str, x_labels, y_labels) -> 
     keep = shown(controls, run)
     stack = getattr(run.exact, quantity)[keep][fig.thin(int(keep.sum()), FRAMES)]
     limit = float(np.max(np.abs(stack))) or 1.0
-    figure = fig.heatmap(
-        stack[0], x_labels=x_labels, y_labels=y_labels, title="", limit=limit, height=340
+    return fig.heatmap(
+        stack[0], x_labels=_names(x_labels), y_labels=_names(y_labels), limit=limit, height=340
     )
-    long_labels = run.scenario.task == "hierarchy"
-    figure["layout"]["margin"] = {
-        "l": 130 if long_labels else 40,
-        "r": 10,
-        "t": 10,
-        "b": 120 if long_labels else 40,
-    }
-    figure["layout"]["title"] = None
-    return figure
 
 
 def draw_function(controls: Controls, run: Run) -> Figure:

@@ -26,10 +26,12 @@ def _labels(controls: Controls, result: Map) -> list[tuple[float, float, str]]:
     low, high = float(result.taus[0]), float(result.taus[-1])
     small = low * (high / low) ** 0.12
     edge = float(result.deltas[-1])
+    # Kunin et al. Fig. 1b: lazy at large τ, rich at small τ, rapid rich at small τ upstream
+    # (δ > 0); downstream at small τ the kernel has hardly moved, so "rich" is not written there
     return [
         (0.0, high / (high / low) ** 0.1, "lazy"),
         (0.6 * edge, small, "rapid rich"),
-        (-0.6 * edge, small, "rich"),
+        (0.0, small, "rich"),
     ]
 
 
@@ -71,7 +73,7 @@ def draw_test_loss(controls: Controls, result: Map) -> Figure:
         result,
         logs,
         "log₁₀ test loss",
-        colorscale="Blues_r",
+        colorscale=fig.LOSS_SCALE,
         zmax=float(np.max(logs)) if math.isfinite(float(np.max(logs))) else None,
         hover="δ = %{x:.3g}, τ = %{y:.3g}: log₁₀ test loss = %{z:.3g}",
     )
@@ -84,7 +86,7 @@ def draw_activation(controls: Controls, result: Map) -> Figure:
         result.activation_distance,
         "patterns changed",
         zmin=0.0,
-        colorscale="Magma",
+        colorscale=fig.MAGMA,
         hover="δ = %{x:.3g}, τ = %{y:.3g}: %{z:.1%} of the patterns changed",
     )
 

@@ -198,7 +198,7 @@ def _kernel(run: Run) -> str:
 def _zeta(run: Run) -> str:
     zeta = run.curves.zeta
     return "; ".join(
-        f"ζ{index + 1},{index + 2} {_range(zeta[:, index])}" for index in range(zeta.shape[1])
+        f"ζ_{{{index + 1},{index + 2}}} {_range(zeta[:, index])}" for index in range(zeta.shape[1])
     )
 
 

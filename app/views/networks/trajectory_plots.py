@@ -15,6 +15,7 @@ import numpy as np
 
 from ...core.panel import Figure, Panel
 from ...ui import figures as fig
+from ...ui import theme
 
 if TYPE_CHECKING:
     from .results import Plane, Run
@@ -24,10 +25,11 @@ NETWORK, TEST = fig.COLORS["exact"], fig.COLORS["feature"]
 FROZEN, EXACT = fig.COLORS["kernel"], fig.COLORS["target"]
 #: one colour per pair of layers
 LAYER_COLORS = ("#1f4e79", "#e76f51", "#2a9d8f", "#6a4c93", "#8a6d3b")
-#: the function's colours: even numbers of active units light, odd ones dark (Kunin et al.
-#: Fig. 5 colours the regions by that parity); within each, blue < 0 < red
 #: the spectrum panel leaves out what is below this fraction of the largest value
 SPECTRUM_FLOOR = 1e-12
+#: the function's colours: blue < 0 < red, in two shades by the parity of the number of
+#: active units (Kunin et al. Fig. 5 colours the regions by it): light and dark on a light
+#: page; on a dark one f = 0 is dark (a near-white plane glared) and the odd regions lighter
 REGION_SCALE = [
     [0.0, "#7fa7d1"],
     [0.25, "#f4f4f4"],
@@ -36,16 +38,25 @@ REGION_SCALE = [
     [0.75, "#8a8a8a"],
     [1.0, "#a33d2a"],
 ]
+theme.dark_scale(
+    REGION_SCALE,
+    [
+        [0.0, "#3f6f9f"],
+        [0.25, "#26313c"],
+        [0.4999, "#a3503d"],
+        [0.5, "#86b3dd"],
+        [0.75, "#4f5c69"],
+        [1.0, "#e29a82"],
+    ],
+)
+#: the learned function's level lines: blue < 0 < red, f = 0 grey
+LEVELS_SCALE = [[0.0, "#2166ac"], [0.5, "#6c757d"], [1.0, "#b2182b"]]
 
 
 def unavailable(text: str, height: int = 300) -> Figure:
-    """An empty plot with a short centred note (a panel that does not apply here)."""
-    hidden = {"visible": False}
-    note = {"text": text, "showarrow": False, "xref": "paper", "yref": "paper", "x": 0.5, "y": 0.5}
-    note["font"] = {"size": 13, "color": "#5c6670"}
-    data = [{"type": "scatter", "x": [], "y": [], "hoverinfo": "skip", "showlegend": False}]
-    layout = {"xaxis": hidden, "yaxis": hidden, "annotations": [note], "height": height}
-    return fig.figure(data, show_legend=False, **layout)
+    """A panel that does not apply here: no plot, a short note of what it needs (the page
+    folds such a card to its note: ``meta.unavailable``)."""
+    return fig.not_applicable(text, height)
 
 
 def _shown(controls: Controls, t: np.ndarray) -> np.ndarray:
@@ -99,7 +110,8 @@ def draw_loss(controls: Controls, run: Run) -> Figure:
         if bridge.test_loss is not None:
             test = np.maximum(bridge.test_loss, floor)
             data.append(_curve(controls, bridge.t, test, f"{name}, test", EXACT, dash="dash"))
-    title = "logistic loss" if run.setting.loss == "bce" else "loss (1/2n)Σ‖f − y‖²"
+    # (the caption writes the loss out: with it, the title ran off a paper card's short plot)
+    title = "logistic loss" if run.setting.loss == "bce" else "mean-square loss"
     return _timed(controls, data, title, log_y=True)
 
 
@@ -111,7 +123,13 @@ def draw_alignment(controls: Controls, run: Run) -> Figure:
     if run.fit is not None:
         name = f"optimal feature evolution, γ = {run.fit.gamma:.3g}"
         data.append(_curve(controls, t, run.fit.fitted, name, TEST, dash="dash"))
-    return _timed(controls, data, "kernel–target alignment A")
+    # A on its whole range [0, 1], as on the kernel-alignment view
+    return _timed(
+        controls,
+        data,
+        "alignment A",  # (the card's title names it: a longer title ran off a short card)
+        yaxis=fig.axis("alignment A", range=fig.UNIT_RANGE),
+    )
 
 
 def draw_distances(controls: Controls, run: Run) -> Figure:
@@ -126,10 +144,12 @@ def draw_distances(controls: Controls, run: Run) -> Figure:
         bridge = run.bridge
         exact = _curve(controls, bridge.t, bridge.parameter_distance, "‖θ − θ₀‖ exact", FROZEN)
         data.append(exact | {"yaxis": "y2"})
-    right = fig.axis("parameter distance ‖θ − θ₀‖", overlaying="y", side="right")
-    figure = _timed(controls, data, "fraction", yaxis2=right)
-    figure["layout"]["margin"]["r"] = 64
-    return figure
+    # its own round ticks (plotly's default for an overlaying axis puts them at the left
+    # axis's, 0.943 and 1.926), without a second grid
+    right = fig.axis("‖θ − θ₀‖", overlaying="y", side="right", tickmode="auto", showgrid=False)
+    # the two shares on their whole range [0, 1]: a lazy network's stay flat
+    left = fig.axis("fraction", range=fig.UNIT_RANGE)
+    return _timed(controls, data, "fraction", yaxis=left, yaxis2=right)
 
 
 def draw_zeta(controls: Controls, run: Run) -> Figure:
@@ -150,7 +170,13 @@ def draw_zeta(controls: Controls, run: Run) -> Figure:
     ]
     if bridge is not None:
         data.append(_curve(controls, bridge.t, bridge.zeta, "exact |ζ| (finite width)", EXACT))
-    return _timed(controls, data, "layer alignment ζ")
+    # ζ ∈ [0, 1] on its whole range: a network that hardly aligns looks it
+    return _timed(
+        controls,
+        data,
+        "layer alignment ζ",
+        yaxis=fig.axis("layer alignment ζ", range=fig.UNIT_RANGE),
+    )
 
 
 # -- the inputs -------------------------------------------------------------------------------
@@ -175,7 +201,8 @@ def _data_points(X: np.ndarray, y: np.ndarray) -> dict:
         "marker": {
             "size": 7,
             "color": y,
-            "colorscale": "RdBu_r",
+            "colorscale": fig.BLUE_RED,
+            "cmid": 0.0,  # the sign of the label: blue < 0 < red, as the plane
             "line": {"color": "#22313f", "width": 1},
         },
         "hovertemplate": "x = (%{x:.3g}, %{y:.3g})<extra>training point</extra>",
@@ -212,6 +239,28 @@ def _line_function(run: Run) -> Figure:
     return fig.figure(data, x_title="input x", y_title="f(x)", hovermode="closest")
 
 
+def _level_lines(plane: Plane, axis: np.ndarray) -> dict:
+    """The function after training as level lines: where the colours are heading (at the
+    start a network of Kunin et al.'s is 0 everywhere, and its plane one colour)."""
+    final = plane.function[-1]
+    top = max(float(np.max(np.abs(final))), 1e-12)
+    return {
+        "type": "contour",
+        "x": axis,
+        "y": axis,
+        "z": final,
+        "zmin": -top,
+        "zmax": top,
+        "contours": {"coloring": "lines", "start": -0.75 * top, "end": 0.75 * top, "size": top / 4},
+        "colorscale": LEVELS_SCALE,
+        "line": {"width": 1.2, "dash": "dot"},
+        "showscale": False,
+        "name": "f after training (level lines)",
+        "showlegend": True,
+        "hoverinfo": "skip",
+    }
+
+
 def draw_function(controls: Controls, run: Run) -> Figure:
     if run.line is not None:
         return _line_function(run)
@@ -231,7 +280,8 @@ def draw_function(controls: Controls, run: Run) -> Figure:
         "hoverinfo": "skip",
         "uid": fig.CURSOR,
     }
-    return _plane_figure([heat, _data_points(plane.X, plane.y)], plane.extent)
+    data = [heat, _level_lines(plane, axis), _data_points(plane.X, plane.y)]
+    return _plane_figure(data, plane.extent)
 
 
 def _paths(points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -328,7 +378,8 @@ PANELS = (
     Panel(
         "loss",
         "Loss: the network against the frozen NTK",
-        r"Training and test loss of the network, and of kernel gradient descent with the NTK "
+        r"Training and test loss of the network (mean-square: $\tfrac{1}{2n}\sum_i "
+        r"\|f(x_i) - y_i\|^2$), and of kernel gradient descent with the NTK "
         r"frozen at the start ($f' = -\tfrac1n K_0(f - y)$, solved exactly; Shan & Bordelon's "
         r"KGD) — the lazy limit; dotted, their aKGD: the same flow with the learning rate "
         r"rescaled by the final NTK's norm, $\|K_T\|_F/\|K_0\|_F$. For a two-layer linear "
@@ -366,9 +417,11 @@ PANELS = (
         "function",
         "The function over the inputs",
         r"2-d inputs: $f(x)$ over the plane (blue < 0 < red), following the play bar; the "
-        r"shading flips across each hidden unit's boundary $w_i^\top x = 0$ — darker where an "
-        r"odd number of units is active (Kunin et al. Fig. 5's activation regions). 1-d inputs: "
-        r"$f(x)$ at the start and after training.",
+        r"shading flips across each hidden unit's boundary $w_i^\top x = 0$ — another shade "
+        r"where an odd number of units is active (Kunin et al. Fig. 5's activation regions). "
+        r"Dotted: the level lines of $f$ after training, where the colours are heading (a "
+        r"network of Kunin et al.'s starts at $f \equiv 0$). 1-d inputs: $f(x)$ at the start "
+        r"and after training.",
         draw_function,
         height=380,
     ),

@@ -30,9 +30,9 @@ def delta_at(position):
     return DELTA_LINEAR * np.sinh(np.asarray(position, dtype=float))
 
 
-def _delta_ticks(spread: float, every: int = 1) -> tuple[list[float], list[str]]:
+def _delta_ticks(spread: float, every: int = 3) -> tuple[list[float], list[str]]:
     """A tick at 0 and at every decade of |δ| up to ``spread``; a label at 0 and at every
-    ``every``-th decade down from the largest (half-width plots have room for half of them)."""
+    ``every``-th decade down from the largest (five labels fit upright on a phone)."""
     powers = [10.0**k for k in range(-3, 3) if 10.0**k <= spread * 1.0001]
     shown = set(powers[::-1][::every])
     values = [-p for p in reversed(powers)] + [0.0] + powers
@@ -53,7 +53,7 @@ def _labels(controls: Controls, result: Map) -> list[tuple[float, float, str]]:
     ]
 
 
-def _portrait(controls: Controls, result: Map, z: np.ndarray, every: int = 1, **options) -> Figure:
+def _portrait(controls: Controls, result: Map, z: np.ndarray, **options) -> Figure:
     deltas = np.broadcast_to(result.deltas, z.shape)
     return fig.portrait(
         z,
@@ -61,7 +61,7 @@ def _portrait(controls: Controls, result: Map, z: np.ndarray, every: int = 1, **
         result.scales,
         y_title="initial scale τ",
         log_y=True,
-        x_ticks=_delta_ticks(controls.spread, every),
+        x_ticks=_delta_ticks(controls.spread),
         customdata=deltas,
         **options,
     )
@@ -73,7 +73,8 @@ def draw_kernel(controls: Controls, result: Map) -> Figure:
         controls,
         result,
         distance,
-        x_title="relative scale δ  (downstream < 0 < upstream; logarithmic beyond ±10⁻⁴)",
+        # (which side is which, and where the axis turns logarithmic: the explanation)
+        x_title="relative scale δ",
         colorbar="S(0, t)",
         zmin=0.0,
         zmax=max(1.0, float(np.max(distance))),
@@ -89,10 +90,9 @@ def draw_loss(controls: Controls, result: Map) -> Figure:
         result,
         result.loss_ratio_log10,
         x_title="relative scale δ",
-        every=2,
         colorbar="log₁₀ L(t)/L(0)",
         zmax=0.0,
-        colorscale="Blues_r",
+        colorscale=fig.LOSS_SCALE,
         hover="δ = %{customdata:.3g}, τ = %{y:.3g}: log₁₀ L(t)/L(0) = %{z:.3g}",
         height=360,
     )
@@ -108,9 +108,14 @@ def draw_slices(controls: Controls, result: Map) -> Figure:
         for row, color in zip(rows, colors, strict=True)
     ]
     figure = fig.figure(
-        slices, x_title="relative scale δ", y_title="S(0, t)", height=360, hovermode="closest"
+        slices,
+        x_title="relative scale δ",
+        y_title="S(0, t)",
+        height=360,
+        hovermode="closest",
+        yaxis=fig.axis("S(0, t)", range=fig.UNIT_RANGE),  # S on its whole range, as the map
     )
-    ticks = _delta_ticks(controls.spread, every=2)
+    ticks = _delta_ticks(controls.spread)
     figure["layout"]["xaxis"] |= {"tickmode": "array", "tickvals": ticks[0], "ticktext": ticks[1]}
     return figure
 
@@ -122,7 +127,8 @@ PANELS = (
         r"Each cell is one exact trajectory from $\|\beta_0\| = \tau^2$ with conserved "
         r"$\delta = \eta_w a^2 - \eta_a\|w\|^2$; its colour is "
         r"$S(0,t) = 1 - \langle M_0, M_t\rangle_F / (\|M_0\|_F\|M_t\|_F)$. Dark: the kernel has "
-        r"not moved (lazy); bright: it has (rich).",
+        r"not moved (lazy); bright: it has (rich). Downstream ($\delta < 0$) on the left, "
+        r"upstream on the right; the $\delta$ axis is logarithmic beyond $\pm 10^{-4}$.",
         draw_kernel,
         height=420,
         wide=True,
@@ -137,7 +143,7 @@ PANELS = (
     ),
     Panel(
         "slices",
-        "S(0, t) across δ at a few scales",
+        "S(0, t) across δ at several scales",
         r"Rows of the map: for each τ, the kernel distance as δ goes from downstream to "
         r"upstream.",
         draw_slices,

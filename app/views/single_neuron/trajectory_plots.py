@@ -44,11 +44,12 @@ def _surface_traces(run: Run, extent_w: float, extent_a: float) -> list[dict]:
             "y": sheet.w2,
             "z": sheet.a,
             "surfacecolor": np.log10(sheet.loss + 1e-3),
-            "colorscale": "RdYlBu",
+            "colorscale": fig.RED_YELLOW_BLUE,
             "showscale": index == 0,
             "opacity": 0.55,
             "hoverinfo": "skip",
-            "colorbar": {"title": {"text": "log₁₀ loss"}, "thickness": 10, "len": 0.6},
+            # under the scene: the legend is above it
+            "colorbar": fig.colour_bar("log₁₀ loss") | {"y": 0, "yanchor": "bottom"},
             "name": "δ-hyperboloid",
             "showlegend": False,
             "contours": {"z": {"show": False}},
@@ -133,7 +134,8 @@ def draw_surface(controls: Controls, run: Run) -> Figure:
             "font": fig.FONT,
             "height": 420,
             "margin": {"l": 0, "r": 0, "t": 10, "b": 0},
-            "legend": {"x": 0, "y": 1, "font": {"size": 11}},
+            # above the scene, in rows (inside it, its box hid a corner of the surface)
+            "legend": dict(fig.LEGEND),
             "uirevision": "keep",
             "scene": {
                 "xaxis": {**scene_axis, "title": {"text": "w₁"}, "range": [-extent_w, extent_w]},
@@ -191,16 +193,38 @@ def draw_function(controls: Controls, run: Run) -> Figure:
         _marker(*beta0, "β₀", "diamond", 9, fig.COLORS["start"], "bottom center"),
         fig.cursor_point(beta0[0], beta0[1]),
     ]
+    # room around the points for their names (β* sat on the edge, its name cut off)
+    x_range, y_range = _padded(data)
     return fig.figure(
         data,
         x_title="β₁",
         y_title="β₂",
         height=300,
-        yaxis=fig.axis("β₂", scaleanchor="x", scaleratio=1),
+        xaxis=fig.axis("β₁", range=x_range),
+        yaxis=fig.axis("β₂", range=y_range, scaleanchor="x", scaleratio=1),
     )
 
 
-def _over_time(controls: Controls, run: Run, quantity: str, y_title: str, log_y: bool = False):
+def _padded(data: list[dict], share: float = 0.18) -> tuple[list[float], list[float]]:
+    """x and y ranges over every point of ``data``, widened by ``share`` of the larger span."""
+    xs = np.concatenate([np.asarray(t["x"], dtype=float).ravel() for t in data])
+    ys = np.concatenate([np.asarray(t["y"], dtype=float).ravel() for t in data])
+    xs, ys = xs[np.isfinite(xs)], ys[np.isfinite(ys)]
+    pad = share * max(np.ptp(xs), np.ptp(ys), 1e-6)
+    return (
+        [float(xs.min() - pad), float(xs.max() + pad)],
+        [float(ys.min() - pad), float(ys.max() + pad)],
+    )
+
+
+def _over_time(
+    controls: Controls,
+    run: Run,
+    quantity: str,
+    y_title: str,
+    log_y: bool = False,
+    y_range: list[float] | None = None,
+):
     # A log axis cannot show 0, and below ~1e-28 of the largest value only rounding is left.
     floor = 1e-28 * float(np.max(getattr(run.exact, quantity))) if log_y else -np.inf
     data = [
@@ -213,7 +237,10 @@ def _over_time(controls: Controls, run: Run, quantity: str, y_title: str, log_y:
         values = np.maximum(getattr(descent, quantity)[keep], floor)
         data.append(fig.descent_trace(descent.t[keep], values))
     cursor = [fig.cursor_line(float(run.exact.t[0]))]  # shapes sit in data units, log or not
-    return fig.figure(data, y_title=y_title, log_x=controls.log_time, log_y=log_y, shapes=cursor)
+    extra = {"yaxis": fig.axis(y_title, range=y_range)} if y_range else {}
+    return fig.figure(
+        data, y_title=y_title, log_x=controls.log_time, log_y=log_y, shapes=cursor, **extra
+    )
 
 
 def draw_mu(controls: Controls, run: Run) -> Figure:
@@ -221,11 +248,13 @@ def draw_mu(controls: Controls, run: Run) -> Figure:
 
 
 def draw_phi(controls: Controls, run: Run) -> Figure:
-    return _over_time(controls, run, "phi", "φ")
+    # a cosine: on its whole range, so that a small turn looks small
+    return _over_time(controls, run, "phi", "φ", y_range=fig.COSINE_RANGE)
 
 
 def draw_kernel(controls: Controls, run: Run) -> Figure:
-    return _over_time(controls, run, "kernel_distance", "S(0, t)")
+    # S on its whole range [0, 1]: a lazy run's 0.01 stays flat beside a rich run's 0.7
+    return _over_time(controls, run, "kernel_distance", "S(0, t)", y_range=fig.UNIT_RANGE)
 
 
 def draw_loss(controls: Controls, run: Run) -> Figure:

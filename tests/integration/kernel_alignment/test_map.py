@@ -54,9 +54,7 @@ def opened(href, target):
 
 
 def labels_of(figure):
-    return [
-        a["text"].removeprefix("<b>").removesuffix("</b>") for a in figure["layout"]["annotations"]
-    ]
+    return [a["text"].replace("<br>", " ") for a in figure["layout"]["annotations"]]
 
 
 @pytest.mark.parametrize(

@@ -83,6 +83,30 @@ def lambda_balanced_transfer_check(values, tables):
             assert table[other.replace(" ", "_")][column] == pytest.approx(expected, abs=1e-9)
 
 
+def lambda_balanced_initialisation_check(values, tables):
+    """Draws of the LeCun sweep recomputed with numpy alone from the seeding convention
+    ([seed, width index, draw]): W₁ ~ N(0, 1/dᵢ), W₂ ~ N(0, 1/h), B = W₂ᵀW₂ − W₁W₁ᵀ, λ = tr B / h
+    and ‖B − λI‖₂ / ‖B‖₂ from numpy's matrix 2-norm (Dominé et al. App. A.3)."""
+    table = tables["deviation by width"]
+    hidden = values["hidden"]
+    last = len(table["d_in"]) - 1
+    for index in (0, last):
+        d_in, d_out = int(table["d_in"][index]), int(table["d_out"][index])
+        factor = values["widening"] ** (index / last)  # the factors are even on a log scale
+        assert (d_in, d_out) == (round(factor * values["d_in"]), round(factor * values["d_out"]))
+        for draw in range(values["draws"]):
+            rng = np.random.default_rng([values["seed"], index, draw])
+            W1 = rng.standard_normal((hidden, d_in)) / np.sqrt(d_in)
+            W2 = rng.standard_normal((d_out, hidden)) / np.sqrt(hidden)
+            B = W2.T @ W2 - W1 @ W1.T
+            lam = np.trace(B) / hidden
+            deviation = np.linalg.norm(B - lam * np.eye(hidden), 2) / np.linalg.norm(B, 2)
+            assert table[f"lam_draw_{draw + 1}"][index] == pytest.approx(lam, rel=1e-9)
+            assert table[f"deviation_draw_{draw + 1}"][index] == pytest.approx(deviation, rel=1e-9)
+    eigenvalues = tables["eigenvalues at the first width"]["eigenvalue"]
+    assert len(eigenvalues) == hidden and np.all(np.diff(eigenvalues) >= 0)
+
+
 #: the exact columns of each view's default state: f(values, t) → {column: array}
 EXPECTED = {
     "lambda-balanced": lambda_balanced_expected,
@@ -92,4 +116,5 @@ EXPECTED = {
 MAP_CHECKS = {
     "lambda-balanced-map": lambda_balanced_map_check,
     "lambda-balanced-transfer": lambda_balanced_transfer_check,
+    "lambda-balanced-initialisation": lambda_balanced_initialisation_check,
 }

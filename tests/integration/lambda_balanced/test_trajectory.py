@@ -58,18 +58,18 @@ def test_singular_value_loss_and_kernel_curves_are_the_solvers():
     # λ > 0 needs h ≤ d_out: the view uses 5 → 2 → 2
     assert any("λ > 0 needs h ≤ d_out" in m for m in VIEW.notes(chosen, run))
     sigma_yx, W1, W2 = random_setup(chosen, hidden=2)
-    t, _ = curve(figures["singular"], "s1")
+    t, _ = curve(figures["singular"], "s_1")
     assert t[0] == 0 and math.isclose(t[-1], 12.0)
     reference = lb.exact(W1, W2, sigma_yx, t)
     for i in range(2):
         assert np.allclose(
-            curve(figures["singular"], f"s{i + 1}")[1],
+            curve(figures["singular"], f"s_{i + 1}")[1],
             reference.singular_values[:, i],
             atol=1e-9,
         )
-    assert "s3" not in {t["name"] for t in figures["singular"]["data"]}
+    assert "s_3" not in {t["name"] for t in figures["singular"]["data"]}
     targets = np.linalg.svd(sigma_yx, compute_uv=False)
-    assert np.allclose(curve(figures["singular"], "task σ2")[1], targets[1])
+    assert np.allclose(curve(figures["singular"], "task σ_2")[1], targets[1])
     assert np.allclose(curve(figures["kernel"], "exact")[1], reference.kernel_distance, atol=1e-9)
     loss = curve(figures["loss"], "exact")[1]
     assert np.allclose(
@@ -84,7 +84,7 @@ def test_task_aligned_singular_values_follow_the_scalar_flow():
     )
     sigma = np.linalg.svd(lb.hierarchical_task(), compute_uv=False)
     for i in range(8):
-        t, s = curve(figures["singular"], f"s{i + 1}")
+        t, s = curve(figures["singular"], f"s_{i + 1}")
         expected = lb.aligned_singular_values(sigma[i], 0.02 / math.sqrt(8), 2.0, t)
         assert np.allclose(s, expected, atol=1e-7), i
     # rich (λ = 0) steps are sigmoidal: steepest well after the start; lazy ones are not
@@ -92,7 +92,7 @@ def test_task_aligned_singular_values_follow_the_scalar_flow():
         _, _, figures = drawn(
             VIEW, init="aligned", lam=lam, scale=0.001, seed=0, horizon=25.0, descent=False
         )
-        t, s = curve(figures["singular"], "s1")
+        t, s = curve(figures["singular"], "s_1")
         steepest = t[np.argmax(np.gradient(s, t))]
         assert (steepest > 1.0) == sigmoidal, lam
 
@@ -179,7 +179,8 @@ def test_hierarchy_labels_rows_and_columns():
     assert figures["rsm_in"]["data"][0]["y"] == list(lb.HIERARCHY_ITEMS)
     assert figures["rsm_out"]["data"][0]["x"] == list(lb.HIERARCHY_FEATURES)
     _, _, plain = drawn(VIEW)
-    assert plain["function"]["data"][0]["x"] == ["x1", "x2", "x3"]
+    # the random task's inputs as symbols with their index lowered: x₁, x₂, x₃
+    assert plain["function"]["data"][0]["x"] == [f"<i>x</i><sub>{i}</sub>" for i in (1, 2, 3)]
 
 
 @pytest.mark.parametrize(
@@ -225,7 +226,8 @@ def test_hierarchy_labels_rows_and_columns():
 def test_impossible_combinations_are_adjusted_with_a_message(cache, overrides, message, dims):
     chosen = controls(**overrides)
     figures, summary, messages, frames = answer(cache, chosen)
-    assert message in str(messages) and "could not be computed" not in str(messages)
+    said = " ".join(calls.plain(m.children) for m in messages)
+    assert message in said and "could not be computed" not in said
     assert dims in str(summary)
     d_in, hidden, d_out = (int(n) for n in dims.split(" → "))
     assert unpack(frames["heatmaps"]["function"]).shape[1:] == (d_out, d_in)

@@ -255,3 +255,13 @@ def test_a_download_before_the_maps_job_has_finished_asks_to_wait(tmp_path):
     answer = client.post("/_dash-update-component", json=payload(download, values))
     content = answer.get_json()["response"][f"{VIEW.key}-download"]["data"]["content"]
     assert "seed=777" in content.splitlines()[0]
+
+
+def test_regime_labels_where_the_paper_names_them():
+    """Kunin et al. Fig. 1b: lazy at large τ, rich at small τ, rapid rich at small τ upstream;
+    not "rich" over the downstream cells, whose kernel has hardly moved."""
+    _, _, figures = drawn(VIEW, **SMALL, spread=0.5)
+    labels = {a["text"].strip("</b>"): a for a in figures["kernel"]["layout"]["annotations"]}
+    assert set(labels) == {"lazy", "rich", "rapid rich"}
+    assert labels["rich"]["x"] == 0.0 and labels["rapid rich"]["x"] > 0.0
+    assert labels["rich"]["y"] == labels["rapid rich"]["y"] < labels["lazy"]["y"]
