@@ -73,6 +73,20 @@ LESSONS: tuple[Lesson, ...] = (
         "A funnel and its mirror image, one conserved λ: which sign learns lazily, and which "
         "waits and then learns its features.",
     ),
+    Lesson(
+        "align-disalign-or-stay-a-kernel",
+        "Align, disalign, or stay a kernel",
+        "Xu & Ziyin, Three mechanisms of feature learning in a linear network",
+        "A two-layer linear network, solved exactly: its layers align, disalign or keep their "
+        "kernel, and the kernel phase's features move less and less as the width grows.",
+    ),
+    Lesson(
+        "past-a-threshold-the-kernel-locks-onto-the-task",
+        "Past a threshold, the kernel locks onto the task",
+        "Shan & Bordelon, Rapid feature evolution accelerates learning",
+        "Features that move at a rate γ: past a threshold γ* the kernel's top eigenvector locks "
+        "onto the target, and the loss falls exponentially, then as a power law.",
+    ),
 )
 BY_SLUG = {lesson.slug: lesson for lesson in LESSONS}
 
