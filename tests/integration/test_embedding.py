@@ -57,7 +57,7 @@ def test_the_flags_choose_controls_and_plots_and_travel_in_every_later_link(cach
     assert state.embedding == Embedding(("delta", "tau"), ("kernel",), True, "compact", "dark")
     # the link the page writes after an answer carries them again, in a fixed order
     page = {"embed": True, "messages": [], "embedding": state.embedding.to_page()}
-    link = answer(SINGLE, cache, state.controls, page=page).search
+    link = answer(SINGLE, cache, state.controls, page=page).link
     pairs = parse_qsl(link.lstrip("?"))
     assert pairs[-6:] == [
         ("embed", "1"),
@@ -98,7 +98,7 @@ def test_a_click_to_another_view_keeps_the_flags_that_fit_it():
     ],
 )
 def test_a_hand_made_page_store_never_breaks_the_link(cache, page):
-    link = answer(SINGLE, cache, page=page).search
+    link = answer(SINGLE, cache, page=page).link
     assert link.startswith("?mode=") and "script" not in link and "nonsense" not in link
     for name, value in carried(page, SINGLE.spec.names, ["kernel"]):
         assert name in FLAGS and len(value) < 1000
