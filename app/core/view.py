@@ -69,6 +69,7 @@ RESERVED_NAMES = frozenset(
     {
         "answered",
         "cancel",
+        "copy",
         "download",
         "embed",
         "frame",

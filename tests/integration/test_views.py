@@ -251,10 +251,17 @@ def test_every_published_preset_slug_still_opens_its_preset():
 @pytest.mark.parametrize("view", VIEWS, ids=VIEW_IDS)
 def test_settings_in_a_link_override_its_preset(view):
     preset = view.presets[0]
-    switch = next(f for f in view.spec.fields if f.kind == "bool")
-    flipped = not preset.values.get(switch.name, switch.default)
-    found = _by_id(view.layout(f"?preset={preset.slug}&{switch.name}={int(flipped)}"))
-    expected = _shown(view, {**preset.values, switch.name: flipped})
+    switch = next((f for f in view.spec.fields if f.kind == "bool"), None)
+    if switch is not None:
+        field, value = switch, not preset.values.get(switch.name, switch.default)
+        text = str(int(value))
+    else:  # a view without switches: a number at the end of its range the preset is not at
+        field = next(f for f in view.spec.fields if f.kind in ("int", "float"))
+        now = preset.values.get(field.name, field.default)
+        value = field.low if now == field.high else field.high
+        text = f"{value:g}"
+    found = _by_id(view.layout(f"?preset={preset.slug}&{field.name}={text}"))
+    expected = _shown(view, {**preset.values, field.name: value})
     assert [found[f"{view.key}-{n}"].value for n in view.spec.names] == expected
 
 

@@ -49,8 +49,6 @@ theme.dark_scale(
         [1.0, "#e29a82"],
     ],
 )
-#: the learned function's level lines: blue < 0 < red, f = 0 grey
-LEVELS_SCALE = [[0.0, "#2166ac"], [0.5, "#6c757d"], [1.0, "#b2182b"]]
 
 
 def unavailable(text: str, height: int = 300) -> Figure:
@@ -239,22 +237,50 @@ def _line_function(run: Run) -> Figure:
     return fig.figure(data, x_title="input x", y_title="f(x)", hovermode="closest")
 
 
+def level_segments(z: np.ndarray, axis: np.ndarray, level: float) -> np.ndarray:
+    """The level line ``z = level`` of a grid (``z[i, j]`` at x = axis[j], y = axis[i]) as
+    segments, (S, 2, 2): marching squares, each cell's crossings joined in pairs (a saddle
+    cell's in the order bottom–right, top–left). Drawn as a scatter trace: the page's plotly
+    bundle has no contour traces."""
+    d = z - level
+    a, b, c, e = d[:-1, :-1], d[:-1, 1:], d[1:, 1:], d[1:, :-1]  # corners, counter-clockwise
+    xs, ys = np.meshgrid(axis, axis)
+    edges = []  # (mask, x, y) of the crossing on each edge: bottom, right, top, left
+    for (p, q), (px, py, qx, qy) in (
+        ((a, b), (xs[:-1, :-1], ys[:-1, :-1], xs[:-1, 1:], ys[:-1, 1:])),
+        ((b, c), (xs[:-1, 1:], ys[:-1, 1:], xs[1:, 1:], ys[1:, 1:])),
+        ((e, c), (xs[1:, :-1], ys[1:, :-1], xs[1:, 1:], ys[1:, 1:])),
+        ((a, e), (xs[:-1, :-1], ys[:-1, :-1], xs[1:, :-1], ys[1:, :-1])),
+    ):
+        crossed = (p < 0) != (q < 0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t = np.where(crossed, p / (p - q), 0.0)
+        edges.append((crossed, px + t * (qx - px), py + t * (qy - py)))
+    mask = np.stack([m for m, _, _ in edges])  # (4, rows, cols)
+    points = np.stack([np.stack([x, y], axis=-1) for _, x, y in edges])  # (4, rows, cols, 2)
+    count = mask.sum(axis=0)
+    order = np.argsort(~mask, axis=0, kind="stable")  # crossed edges first, in edge order
+    first = np.take_along_axis(points, order[..., None], axis=0)  # (4, rows, cols, 2)
+    pairs = [first[0:2, count == 2]]
+    pairs += [points[[0, 1]][:, count == 4], points[[2, 3]][:, count == 4]]
+    return np.concatenate([pair.transpose(1, 0, 2) for pair in pairs], axis=0)
+
+
 def _level_lines(plane: Plane, axis: np.ndarray) -> dict:
-    """The function after training as level lines: where the colours are heading (at the
-    start a network of Kunin et al.'s is 0 everywhere, and its plane one colour)."""
-    final = plane.function[-1]
+    """The function after training as dotted level lines: where the colours are heading (at
+    the start a network of Kunin et al.'s is 0 everywhere, and its plane one colour)."""
+    final = np.asarray(plane.function[-1], dtype=float)
     top = max(float(np.max(np.abs(final))), 1e-12)
+    levels = np.linspace(-0.75, 0.75, 7) * top
+    segments = np.concatenate([level_segments(final, axis, level) for level in levels])
+    gaps = np.full((len(segments), 1, 2), np.nan)
+    path = np.concatenate([segments, gaps], axis=1).reshape(-1, 2)
     return {
-        "type": "contour",
-        "x": axis,
-        "y": axis,
-        "z": final,
-        "zmin": -top,
-        "zmax": top,
-        "contours": {"coloring": "lines", "start": -0.75 * top, "end": 0.75 * top, "size": top / 4},
-        "colorscale": LEVELS_SCALE,
-        "line": {"width": 1.2, "dash": "dot"},
-        "showscale": False,
+        "type": "scatter",
+        "mode": "lines",
+        "x": path[:, 0],
+        "y": path[:, 1],
+        "line": {"width": 1.2, "dash": "dot", "color": "#6c757d"},
         "name": "f after training (level lines)",
         "showlegend": True,
         "hoverinfo": "skip",

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from plotly.utils import PlotlyJSONEncoder
 
+from app.ui.notation import plain
 from app.views.lambda_balanced import TRAJECTORY as VIEW
 from app.views.lambda_balanced.trajectory import MAX_DESCENT_STEPS
 from solvers import lambda_balanced as lb
@@ -226,7 +227,7 @@ def test_hierarchy_labels_rows_and_columns():
 def test_impossible_combinations_are_adjusted_with_a_message(cache, overrides, message, dims):
     chosen = controls(**overrides)
     figures, summary, messages, frames = answer(cache, chosen)
-    said = " ".join(calls.plain(m.children) for m in messages)
+    said = " ".join(plain(m.children) for m in messages)
     assert message in said and "could not be computed" not in said
     assert dims in str(summary)
     d_in, hidden, d_out = (int(n) for n in dims.split(" → "))

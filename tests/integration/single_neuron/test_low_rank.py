@@ -15,6 +15,7 @@ from app.views.single_neuron import low_rank_plots as plots
 from app.views.single_neuron.low_rank import compared_deltas
 from solvers import single_neuron as sn
 from tests import flows
+from tests.integration.calls import answer
 from tests.integration.single_neuron.downloads import low_rank_expected
 
 FIG_4B = "fig-4b-low-rank-data-implicit-bias"
@@ -154,9 +155,7 @@ def test_messages_for_a_short_horizon_a_start_across_x_and_no_data(cache):
     assert any("infinity" in n for n in VIEW.notes(across, run))
     assert not traces(plots.draw_plane(across, run), "δ = −∞")
     for bad in (controls(x_1=0.0, x_2=0.0), controls(beta0_1=0.0, beta0_2=0.0)):
-        page = {"embed": False, "messages": []}
-        answer = VIEW.update(cache, None, VIEW.spec.to_controls(bad), page)
-        messages = str(answer[len(VIEW.panels) + 2])
+        messages = " ".join(answer(VIEW, cache, bad).texts)
         assert "could not be computed" in messages
         assert "move x" in messages or "move β₀" in messages
 
