@@ -138,7 +138,14 @@
   var queue = [];
   var drawing = false;
 
+  /* the card highest on the page first: the reader's eye starts there, and a 3-D scene that
+   * happened to arrive first must not hold up the cards above it */
+  function byPosition(one, other) {
+    return one.card.compareDocumentPosition(other.card) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1;
+  }
+
   function drawNext() {
+    queue.sort(byPosition);
     var next = queue.shift();
     if (!next) { drawing = false; return; }
     try {
