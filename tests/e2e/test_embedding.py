@@ -209,7 +209,7 @@ def test_a_full_embed_shows_its_sidebar_as_a_column_and_grows_when_it_opens(site
         assert frame.evaluate(SHOWN)["controls"] == []  # folded
         frame.get_by_text("Controls", exact=True).click()
         frame.wait_for_function(
-            f"document.documentElement.getBoundingClientRect().height > {before}",
+            f"() => document.documentElement.getBoundingClientRect().height > {before}",
             timeout=WAIT_MS,
         )
         fits(tab, frame)
@@ -255,7 +255,7 @@ def test_the_course_page_drives_the_figure_and_a_third_origin_cannot(sites, desk
 
     tab.evaluate("LazyRich.set('app', {delta: -2})")
     frame.wait_for_function(
-        "document.querySelector('#single-neuron-delta [role=slider]')"
+        "() => document.querySelector('#single-neuron-delta [role=slider]')"
         ".getAttribute('aria-valuenow') === '-2'",
         timeout=WAIT_MS,
     )
@@ -291,11 +291,11 @@ def test_a_message_sent_while_the_frame_loads_waits_for_the_view(sites, desktop)
     desktop.goto(course_page(course, app, tag))
     frame = frame_of(desktop)
     frame.wait_for_function(
-        "document.querySelector('#single-neuron-delta [role=slider]')"
+        "() => document.querySelector('#single-neuron-delta [role=slider]')"
         "?.getAttribute('aria-valuenow') === '-2'",  # the view may not be there yet
         timeout=WAIT_MS,
     )
-    frame.wait_for_function("location.search.includes('delta=-2')", timeout=WAIT_MS)
+    frame.wait_for_function("() => location.search.includes('delta=-2')", timeout=WAIT_MS)
 
 
 def test_a_value_a_control_cannot_take_is_refused_and_said(sites, desktop):
@@ -309,11 +309,11 @@ def test_a_value_a_control_cannot_take_is_refused_and_said(sites, desktop):
                        e => window.errors.push(e.detail.message)); }"""
     )
     desktop.evaluate("LazyRich.set('app', {nonsense: 1, sign: 7, delta: 99})")
-    desktop.wait_for_function("window.errors.length > 0", timeout=WAIT_MS)
+    desktop.wait_for_function("() => window.errors.length > 0", timeout=WAIT_MS)
     assert desktop.evaluate("window.errors[0]").endswith("nonsense, sign")
     # a number out of range is clamped as a typed one is
     frame.wait_for_function(
-        "document.querySelector('#single-neuron-delta [role=slider]')"
+        "() => document.querySelector('#single-neuron-delta [role=slider]')"
         ".getAttribute('aria-valuenow') === '20'",
         timeout=WAIT_MS,
     )
@@ -341,12 +341,12 @@ def test_unset_frame_ancestors_let_any_page_embed_but_only_the_app_drive(live_se
     drawn(figure, "kernel")
     desktop.get_by_role("button", name="Balanced: δ = 0").click()
     figure.wait_for_function(
-        "document.querySelector('#single-neuron-delta [role=slider]')"
+        "() => document.querySelector('#single-neuron-delta [role=slider]')"
         ".getAttribute('aria-valuenow') === '0'",
         timeout=WAIT_MS,
     )
     desktop.wait_for_function(
-        "document.querySelector('[data-lazy-rich-show=delta]').textContent === '0'"
+        "() => document.querySelector('[data-lazy-rich-show=delta]').textContent === '0'"
     )
 
 
@@ -366,14 +366,14 @@ def test_a_lesson_in_a_course_page_sizes_itself_and_its_buttons_move_its_figures
     # a prompt: predict, then look — opening it sets δ = −5
     page.get_by_text("Look: δ = −5").click()
     # the prompt opened (else a failure below is the click's, not the message's)
-    page.wait_for_function("document.querySelector('details[data-lazy-rich-set]').open")
+    page.wait_for_function("() => document.querySelector('details[data-lazy-rich-set]').open")
     figure.wait_for_function(
-        "document.querySelector('#single-neuron-delta [role=slider]')"
+        "() => document.querySelector('#single-neuron-delta [role=slider]')"
         ".getAttribute('aria-valuenow') === '-5'",
         timeout=WAIT_MS,
     )
     page.wait_for_function(
-        "document.querySelector('[data-lazy-rich-show=delta]').textContent === '−5'",
+        "() => document.querySelector('[data-lazy-rich-show=delta]').textContent === '−5'",
         timeout=WAIT_MS,
     )
     fits(tab, page, "lesson")
@@ -467,7 +467,7 @@ def test_the_builder_writes_the_html_of_what_its_preview_shows(live_server, brow
         screenshot(tab, "embed-builder-1440")
         dialog.get_by_role("button", name="Copy HTML").click()
         tab.wait_for_function(
-            "document.querySelector('dialog .builder-note').textContent === 'Copied.'"
+            "() => document.querySelector('dialog .builder-note').textContent === 'Copied.'"
         )
         assert tab.evaluate("navigator.clipboard.readText()") == html
         tab.keyboard.press("Escape")
