@@ -82,6 +82,8 @@ MISSING_GRACE = 5.0
 UNREACHABLE_GRACE = 10.0
 #: a job that stopped this many times without an answer (its worker died) is not run again
 MAX_TRIES = 2
+#: how often a page's request reads a job's record again that changed while it was replaced
+SUBMIT_ATTEMPTS = 3
 
 #: the page's status line while a job computes its plots
 JOB_STATUS = "Computing in the background (progress below); the plots show the last result."
@@ -377,25 +379,39 @@ class Jobs:
             setting = self.setting(view, controls)
             # (counting the jobs and adding one must not interleave with another page's)
             with self.store.exclusive("submit"):
-                current = JobRecord.parse(self.store.get(record_key(setting)))
-                if current is not None and not current.ended and not current.lost(self.clock()):
-                    return self._follow(setting, asked, client)
-                refusal = self._refusal(client)
-                if refusal is not None:
-                    return refusal
-                record = self._new_record(view, controls, asked, client, setting)
-                if self._replace(current, record):
-                    if self.runner is not None:
-                        self.runner.enqueue(record)
-                    log.info("job %s queued for %s (%s)", record.attempt, setting, client)
-                    return self._follow(setting, asked, client)
+                # the record may change between reading and replacing it (a job ending writes
+                # it last): then read it again
+                for _ in range(SUBMIT_ATTEMPTS):
+                    started = self._start_or_follow(view, controls, asked, client, setting)
+                    if started is not None:
+                        return started
         except StoreError as error:
             log.warning("no background job for %s: %s", view.key, error)
             return Refusal(STORE_DOWN)
         except Exception:  # the broker refused the job: the page says so, nothing hangs
             log.exception("no background job for %s", view.key)
             return Refusal(STORE_DOWN)
+        log.warning("no background job for %s: its record kept changing", view.key)
         return Refusal(STORE_DOWN)
+
+    def _start_or_follow(
+        self, view: View, controls: Any, asked: list, client: str, setting: str
+    ) -> Follow | Refusal | None:
+        """Follow the setting's computation, or queue a new one; None if its record changed
+        while this ran (the caller reads it again)."""
+        current = JobRecord.parse(self.store.get(record_key(setting)))
+        if current is not None and not current.ended and not current.lost(self.clock()):
+            return self._follow(setting, asked, client)
+        refusal = self._refusal(client)
+        if refusal is not None:
+            return refusal
+        record = self._new_record(view, controls, asked, client, setting)
+        if not self._replace(current, record):
+            return None
+        if self.runner is not None:
+            self.runner.enqueue(record)
+        log.info("job %s queued for %s (%s)", record.attempt, setting, client)
+        return self._follow(setting, asked, client)
 
     def _new_record(
         self, view: View, controls: Any, asked: list, client: str, setting: str

@@ -7,6 +7,7 @@ tests/e2e/test_jobs.py."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import multiprocessing
 import os
@@ -103,6 +104,34 @@ def test_a_page_that_moves_on_releases_its_own_earlier_ticket(recorded, store):
     second = _ask(recorded, other, job=first.job)  # the same page, the next setting
     assert Follow.parse(second.job) is not None  # its one job at a time is the new one
     assert not store.members(jobs.watchers_key(Follow.parse(first.job).setting))
+
+
+def test_a_record_changing_while_a_page_restarts_its_job_is_read_again(tmp_path):
+    """A page asks again for a setting whose job has ended, while that job's process writes
+    its record one last time: the page's request reads the record again and starts the job,
+    instead of saying that the job store is unavailable."""
+
+    class EndingJobWritesLast(FolderJobStore):
+        raced = False
+
+        def swap(self, key, expected, value, ttl):
+            if not self.raced:
+                self.raced = True
+                self.put(key, expected | {"message": "written last by the ending job"}, ttl)
+            return super().swap(key, expected, value, ttl)
+
+    store = EndingJobWritesLast(tmp_path / "jobs")
+    service = Jobs(store, runner=None, limits=JobLimits(queue=4, per_client=1))
+    first = Follow.parse(_ask(service).job)
+    (record,) = _records(store)
+    ended = dataclasses.replace(record, state="failed", message="stopped")
+    store.put(jobs.record_key(record.setting), ended.to_data(), 600)
+    service.release(first.ticket, first.setting)
+    again = _ask(service)
+    assert store.raced
+    assert Follow.parse(again.job) is not None, again.messages
+    (restarted,) = _records(store)
+    assert restarted.state == "queued" and restarted.attempt != record.attempt
 
 
 def test_fair_use_bounds_each_page_and_the_queue(store):
