@@ -56,6 +56,9 @@ def follow(page, until, seconds: float = 180) -> list[dict]:
             seen.append(state | {"at": round(time.monotonic() % 10_000, 1)})
         if until(state):
             return seen
+        if ended_with_retry(state) and not ended_with_retry(seen[0]):
+            # the page has just given up (it did not start so): no use waiting on
+            raise AssertionError(f"the job ended with a message: states {seen[-8:]}")
         page.wait_for_timeout(100)
     raise AssertionError(f"the job did not get there in {seconds} s: states {seen[-8:]}")
 

@@ -50,10 +50,16 @@ def open_view(page, base: str, view, query: str = ""):
 
 
 def wait_for_graphs(page, view) -> None:
+    """Every plot of the view drawn, and every slider mounted: Dash loads the sliders' code
+    apart from the page's, and on a busy machine they can come after the plots (a value typed
+    into a number box before its slider is mounted may be lost)."""
     selectors = [graph_selector(view, panel) for panel in view.panels]
     page.wait_for_function(
         """selectors => selectors.every(s => { const g = document.querySelector(s);
-               return g && g._fullData && g._fullData.length > 0; })""",
+               return g && g._fullData && g._fullData.length > 0; })
+             && Array.from(document.querySelectorAll(
+                  '.control[data-kind=float], .control[data-kind=int]'))
+                .every(c => c.querySelector('[role=slider]'))""",
         arg=selectors,
         timeout=TIMEOUT,
     )
@@ -209,6 +215,29 @@ def test_the_link_follows_the_controls_in_place_and_back_leaves_the_view(page, l
     assert math.isclose(float(thumb.get_attribute("aria-valuenow")), float(moved), rel_tol=1e-9)
 
 
+def page_state(page, view, name: str) -> dict:
+    """A control's slider, box and note, and the Dash callbacks still on their way."""
+    return page.evaluate(
+        """([key, name]) => {
+            const control = `#${key}-${name}`;
+            const thumb = document.querySelector(control + ' [role=slider]');
+            const box = document.querySelector(control + '-box');
+            const note = document.querySelector(control + '-note');
+            const state = window.store ? window.store.getState().callbacks || {} : {};
+            const waiting = {};
+            for (const [kind, list] of Object.entries(state)) {
+                if (Array.isArray(list) && list.length && !['stored', 'completed'].includes(kind))
+                    waiting[kind] = list.map(cb => cb.callback && cb.callback.output);
+            }
+            return {slider: thumb && thumb.getAttribute('aria-valuenow'),
+                    box: box && box.value, focused: document.activeElement &&
+                    document.activeElement.id, note: note && note.textContent,
+                    url: location.search, callbacks: waiting};
+        }""",
+        [view.key, name],
+    )
+
+
 @pytest.mark.parametrize("view", VIEWS, ids=VIEW_IDS)
 def test_typed_value_in_a_slider_box(page, live_server, view):
     spec = next(s for s in view.spec.fields if s.kind == "float" and not s.log)
@@ -221,12 +250,15 @@ def test_typed_value_in_a_slider_box(page, live_server, view):
     box.press("Enter")
     # first the page: the slider takes the typed value at once (no server involved) …
     thumb = f"#{view.key}-{spec.name} [role=slider]"
-    page.wait_for_function(
-        """([id, target]) => Math.abs(Number(document.querySelector(id)
-               .getAttribute('aria-valuenow')) - target) <= 1e-9 + 1e-6 * Math.abs(target)""",
-        arg=[thumb, target],
-        timeout=2 * TIMEOUT,  # the page's own callbacks queue behind a busy machine's
-    )
+    try:
+        page.wait_for_function(
+            """([id, target]) => Math.abs(Number(document.querySelector(id)
+                   .getAttribute('aria-valuenow')) - target) <= 1e-9 + 1e-6 * Math.abs(target)""",
+            arg=[thumb, target],
+            timeout=2 * TIMEOUT,  # the page's own callbacks queue behind a busy machine's
+        )
+    except Exception as error:  # what the page showed, for the report
+        raise AssertionError(f"{error}\n{page_state(page, view, spec.name)}") from None
     # … then the link, which follows the server's answer (slow on a busy machine)
     page.wait_for_function(
         """([name, target]) => { const v = Number(new URLSearchParams(location.search).get(name));

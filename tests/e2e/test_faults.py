@@ -104,14 +104,19 @@ def test_the_worker_survives_a_redis_restart_while_it_holds_jobs(browser, tmp_pa
     """Redis stops and starts again, empty, while the one-process worker runs a map and two
     more wait: the worker lives on; every page ends with its map or says what happened with a
     Retry, and Retry brings the map."""
-    from app.core.jobs import UNKNOWN
+    from app.core.jobs import STORE_DOWN, UNKNOWN, UNREACHABLE_GRACE
 
     _need_redis()
     facts = faults.redis_restarted_with_reserved_jobs(browser, tmp_path)
     states = facts.pop("states")
     print(f"\nRedis restarted with jobs: {facts}")
     assert facts["worker alive"]
-    assert all(ending in ("map", UNKNOWN) for ending in facts["endings"]), facts["endings"]
+    expected = ["map", UNKNOWN]
+    if facts["Redis away (s)"] >= UNREACHABLE_GRACE:
+        # (Redis stays away until the worker has noticed: on a busy machine that is longer
+        # than a page waits before it says the job store is unavailable — which is then true)
+        expected.append(STORE_DOWN)
+    assert all(ending in expected for ending in facts["endings"]), facts
     assert facts["after Retry"] == ["map"] * 3, states
     assert facts["health"]["status"] == "ok" and facts["health"]["jobs"]["workers"] >= 1
 

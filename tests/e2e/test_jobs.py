@@ -98,10 +98,22 @@ def test_two_pages_opening_the_same_map_at_once_both_get_it_from_one_computation
     assert [(r.state, r.tries) for r in mine] == [("done", 1)]  # one computation, run once
 
 
+def server_log(jobs_dir: Path, lines: int = 40) -> str:
+    """The last lines of the :func:`local_jobs` server's log (for a failure's report)."""
+    try:
+        text = (jobs_dir.parent / "log").read_text(errors="replace")
+    except OSError as error:
+        return f"(no server log: {error})"
+    return "\n".join(text.splitlines()[-lines:])
+
+
 def test_cancel_stops_the_job_and_leaves_the_page_usable(page, local_jobs):
     url, jobs_dir = local_jobs
     page.goto(f"{url}{MAP.path}{query_of(MINUTES)}")
-    follow(page, lambda s: s["shown"] and s["value"] > 0)
+    try:
+        follow(page, lambda s: s["shown"] and s["value"] > 0)
+    except AssertionError as error:
+        raise AssertionError(f"{error}\nthe server's log:\n{server_log(jobs_dir)}") from None
     page.locator(f"#{KEY}-cancel").click()
     seen = follow(page, lambda s: not s["shown"], seconds=10)
     assert "Cancelled" in seen[-1]["timing"] and seen[-1]["retry"]

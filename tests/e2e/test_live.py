@@ -378,11 +378,23 @@ def test_the_dark_theme_reaches_the_plots(browser, live_server):
 
 
 def _link_says(page, name: str, value: float) -> None:
-    page.wait_for_function(
-        "([name, value]) => Number(new URLSearchParams(location.search).get(name)) === value",
-        arg=[name, value],
-        timeout=TIMEOUT,
-    )
+    """The link says ``name`` = ``value`` (it follows the server's answer: a computation that
+    a busy machine can hold up for well over TIMEOUT)."""
+    try:
+        page.wait_for_function(
+            "([name, value]) => Number(new URLSearchParams(location.search).get(name)) === value",
+            arg=[name, value],
+            timeout=3 * TIMEOUT,
+        )
+    except Exception as error:  # what the page showed, for the report
+        shown = page.evaluate(
+            """name => ({link: new URLSearchParams(location.search).get(name),
+                 box: (document.querySelector(`[id$="-${name}-box"]`) || {}).value,
+                 messages: Array.from(document.querySelectorAll('.message'))
+                   .map(m => m.textContent)})""",
+            name,
+        )
+        raise AssertionError(f"{error}\n{shown}") from None
 
 
 def _same_as_a_fresh_page(page, view) -> None:
