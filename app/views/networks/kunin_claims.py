@@ -297,10 +297,50 @@ FIG_1B_TEST = Claim(
     "rapid and rich; the lazy networks at large scale generalise worst.",
     _upstream_generalises,
 )
+
+
+def _weights_move_most_when_rich(controls: Any, result: Map) -> Evidence:
+    moved = result.parameter_distance
+    rich = _mean(moved, _rows(result, 0.0, 0.2), np.ones_like(result.deltas, dtype=bool))
+    lazy = _mean(moved, _rows(result, 1.0, np.inf), np.ones_like(result.deltas, dtype=bool))
+    return Evidence(
+        rich > 2.5 * lazy,
+        f"‖θ − θ₀‖ averages {num(rich, '.2g')} for τ ≤ 0.2 and {num(lazy, '.2g')} for τ ≥ 1",
+    )
+
+
+def _rich_networks_fit_first(controls: Any, result: Map) -> Evidence:
+    every = np.ones_like(result.deltas, dtype=bool)
+    rich = _mean(result.loss, _rows(result, 0.0, 0.2), every, geometric=True)
+    lazy = _mean(result.loss, _rows(result, 1.0, np.inf), every, geometric=True)
+    return Evidence(
+        rich < 0.25 * lazy,
+        f"after {result.steps:,} steps the training loss averages {num(rich, '.2g')} for "
+        f"τ ≤ 0.2 and {num(lazy, '.2g')} for τ ≥ 1 (geometric means)",
+    )
+
+
 FIG_10_PATTERNS = Claim(
     "The activation patterns change where the kernel moves: many at small scales, almost none "
     "at large ones.",
     _patterns_follow_the_kernel,
+)
+FIG_10_PARAMETERS = Claim(
+    "The weights travel further from their start at small scales, where learning is rich, than "
+    "at large ones, where it is lazy.",
+    _weights_move_most_when_rich,
+)
+FIG_10_TRAINING = Claim(
+    "After the same number of steps the rich networks at small scales fit their training "
+    "points best; the lazy ones at large scales are furthest from a fit.",
+    _rich_networks_fit_first,
+)
+FIG_10_DIFFERS = (
+    "The paper's Fig. 10 trains ten times longer than its Fig. 1b (10⁶ steps) and compares "
+    "the two: the training loss falls on, to 10⁻¹⁰, while the distances and the test loss stay "
+    "where they were. This card is one run of the Fig. 1b card's setting (d = 2, n = 20, 2,000 "
+    "steps), whose training loss has not saturated; set the map's steps ten times higher to "
+    "compare the two yourself."
 )
 FIG_1B_PAPER = (
     "Two-layer ReLU students (h = 50) of a k = 3 teacher, d = 100, n = 1,000 (10,000 test "

@@ -1,6 +1,7 @@
 """Kunin et al.'s map of lazy and rich learning in nonlinear networks (*Get rich quick*, Fig. 1b
-and Fig. 10): the test loss, the kernel distance and the activation patterns changed after
-training, over the initial scale τ × the balance δ of a two-layer teacher–student network.
+and Fig. 10): the test loss, the kernel distance, the activation patterns changed, the parameter
+distance and the training loss after training, over the initial scale τ × the balance δ of a
+two-layer teacher–student network.
 
 The whole grid is one batch of :func:`solvers.networks.scenario` (``kunin_init`` with τ and δ
 arrays, ``lr = c/τ²`` per row as in the paper), trained at once; a click on a cell opens exactly
@@ -131,6 +132,24 @@ PRESETS = (
         panel="activation",
         claim=claims.FIG_10_PATTERNS,
         **FIG_1B_CARD | {"figure": "Fig. 10"},
+    ),
+    Preset(
+        "fig-10-parameter-distance",
+        "Fig. 10 — parameter distance over scale τ and balance δ",
+        f"{FIG_1B_CAPTION}: how far all the weights moved, ‖θ − θ₀‖.",
+        FIG_1B,
+        panel="parameters",
+        claim=claims.FIG_10_PARAMETERS,
+        **FIG_1B_CARD | {"figure": "Fig. 10", "differs": claims.FIG_10_DIFFERS},
+    ),
+    Preset(
+        "fig-10-training-loss",
+        "Fig. 10 — training loss over scale τ and balance δ",
+        f"{FIG_1B_CAPTION}: the training loss at the end.",
+        FIG_1B,
+        panel="training_loss",
+        claim=claims.FIG_10_TRAINING,
+        **FIG_1B_CARD | {"figure": "Fig. 10", "differs": claims.FIG_10_DIFFERS},
     ),
     Preset(
         "tanh-control",

@@ -1,6 +1,6 @@
-"""The network map's plots, one function each: the kernel distance, the test loss and the share of
-activation patterns changed after training, each over scale τ × balance δ (Kunin et al. Fig. 1b
-and Fig. 10)."""
+"""The network map's plots, one function each: the kernel distance, the test loss, the share of
+activation patterns changed, the parameter distance and the training loss after training, each
+over scale τ × balance δ (Kunin et al. Fig. 1b and Fig. 10)."""
 
 from __future__ import annotations
 
@@ -91,6 +91,30 @@ def draw_activation(controls: Controls, result: Map) -> Figure:
     )
 
 
+def draw_parameter_distance(controls: Controls, result: Map) -> Figure:
+    return _map(
+        controls,
+        result,
+        result.parameter_distance,
+        "‖θ − θ₀‖",
+        zmin=0.0,
+        hover="δ = %{x:.3g}, τ = %{y:.3g}: ‖θ − θ₀‖ = %{z:.3g}",
+    )
+
+
+def draw_training_loss(controls: Controls, result: Map) -> Figure:
+    with np.errstate(divide="ignore"):
+        logs = np.log10(np.maximum(result.loss, 1e-300))
+    return _map(
+        controls,
+        result,
+        logs,
+        "log₁₀ training loss",
+        colorscale=fig.LOSS_SCALE,
+        hover="δ = %{x:.3g}, τ = %{y:.3g}: log₁₀ training loss = %{z:.3g}",
+    )
+
+
 PANELS = (
     Panel(
         "kernel",
@@ -118,6 +142,23 @@ PANELS = (
         r"from the start (their Fig. 10's Hamming distance): upstream networks move their "
         r"patterns, downstream ones hardly.",
         draw_activation,
+        height=400,
+    ),
+    Panel(
+        "parameters",
+        "Parameter distance",
+        r"$\|\theta_t - \theta_0\|_2$ over all the weights at the end of training (Kunin "
+        r"et al. Fig. 10). Its colour scale is its own: compare the map's rows, not its size "
+        r"with the other maps'.",
+        draw_parameter_distance,
+        height=400,
+    ),
+    Panel(
+        "training_loss",
+        "Training loss after training",
+        r"$\log_{10}$ of $\tfrac1{2n}\sum(f - y)^2$ on the training points at the end: how "
+        r"far each network has got in the steps it was given (Kunin et al. Fig. 10).",
+        draw_training_loss,
         height=400,
     ),
 )
