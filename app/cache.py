@@ -39,6 +39,8 @@ Result = TypeVar("Result")
 
 #: seconds a failing backend is bypassed before it is tried again
 RETRY_AFTER_SECONDS = 30.0
+#: the key the health check reads (never written)
+PROBE_KEY = "lazy-rich:probe"
 
 
 class DataOnlySerializer(BaseSerializer):
@@ -151,6 +153,19 @@ class ResultCache:
     def available(self) -> bool:
         """False while a failed backend is being bypassed."""
         return time.monotonic() >= self._bypass_until
+
+    def reachable(self) -> bool:
+        """Whether the backend answers now: a read of one key (for ``/healthz``, which must
+        not report a Redis that went away as available only because this process has not
+        used it since). A failure starts the bypass, as any failed read does."""
+        if not self.available:
+            return False
+        try:
+            self.cache.get(PROBE_KEY)
+        except Exception as error:
+            self._failed("probe", PROBE_KEY, error)
+            return False
+        return True
 
     def _failed(self, action: str, key: str, error: Exception) -> None:
         with self._lock:

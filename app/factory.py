@@ -182,7 +182,7 @@ def _add_health_check(app: Dash, settings: Settings, cache: ResultCache, jobs: J
     ``degraded`` and ``jobs`` says why (maps wait, sliders do not)."""
 
     def health():
-        body = {"status": "ok", "cache": settings.cache_type, "cache_available": cache.available}
+        body = {"status": "ok", "cache": settings.cache_type, "cache_available": cache.reachable()}
         if jobs is not None:
             body["jobs"] = jobs.health()
             if body["jobs"].get("problem") or not body["jobs"].get("store_available"):

@@ -103,6 +103,26 @@ def test_a_vanished_redis_costs_only_the_cache_and_is_used_again_when_back():
         assert len(redis.Redis.from_url(url).keys("vanishing:*")) == 1
 
 
+def test_the_health_check_asks_redis_rather_than_remembering_it():
+    """A worker that has not used the cache since Redis went away still reports it away (the
+    health check reads a key), and available again once Redis is back."""
+    if servers.redis_binary() is None:
+        pytest.skip("redis-server is not installed")
+    with servers.redis_server() as (url, process):
+        app, client, _ = _machine(url, "probed:")
+        cache = app.server.config["RESULT_CACHE"]
+        assert client.get("/healthz").get_json()["cache_available"] is True
+        process.terminate()
+        process.wait(10)
+        assert cache.available  # nothing in this process has noticed …
+        assert client.get("/healthz").get_json()["cache_available"] is False  # … the probe has
+        assert cache.failures == 1
+    port = int(url.rsplit(":", 1)[1].split("/")[0])
+    with servers.redis_server(port=port):
+        cache._bypass_until = 0.0  # the bypass time is over
+        assert client.get("/healthz").get_json()["cache_available"] is True
+
+
 class _Planted:
     """A pickle that, if loaded, writes ``path``: what an attacker with access to the cache
     would plant."""
