@@ -38,16 +38,17 @@ def _probe(page, view, network) -> None:
     wait_quiet(page, network, quiet_ms=1000)
 
 
+#: the graphs whose figure is a "not for this setting" note (app/ui/figures.not_applicable)
+FOLDED = """() => Array.from(document.querySelectorAll('.js-plotly-plot'))
+    .filter(gd => gd.layout && gd.layout.meta && gd.layout.meta.unavailable)
+    .map(gd => gd.closest('[id]').id)"""
+
+
 @pytest.mark.parametrize("view", VIEWS, ids=VIEW_IDS)
-def test_a_change_redraws_each_plot_at_most_once(page, live_server, view, request):
-    if view.key == "networks":  # a known regression, left for the next round (its note)
-        request.applymarker(
-            pytest.mark.xfail(
-                reason="since the plots' rework the network view's function and neurons "
-                "panels draw twice per slider step",
-                strict=False,
-            )
-        )
+def test_a_change_redraws_each_plot_at_most_once(page, live_server, view):
+    """One draw per plot and step — except a plot that has just become a "not for this
+    setting" note: its card folds to the note (style.css), and the smaller card is drawn
+    once more at its new size (the network view's plane plots when d goes from 2 to 3)."""
     network = Network(page)
     open_view(page, live_server, view, light(view))
     _probe(page, view, network)
@@ -59,11 +60,17 @@ def test_a_change_redraws_each_plot_at_most_once(page, live_server, view, reques
     )
     for key in keys:
         before, sent = len(page.evaluate(DRAWS)), network.sent
+        folded = set(page.evaluate(FOLDED))
         thumb.press(key)
         wait_quiet(page, network, sent=sent)
+        newly_folded = set(page.evaluate(FOLDED)) - folded
+        if newly_folded:  # (its second draw comes ~0.15 s after the first: wait for it)
+            page.wait_for_timeout(500)
         drawn = page.evaluate(DRAWS)[before:]
         assert drawn, "nothing redrew"
-        assert len(drawn) == len(set(drawn)), f"a plot redrew twice: {drawn}"
+        twice = {graph for graph in drawn if drawn.count(graph) > 1}
+        assert all(drawn.count(graph) <= 2 for graph in drawn), f"drawn thrice: {drawn}"
+        assert twice <= newly_folded, f"a plot redrew twice: {drawn}"
 
 
 DATA = """s => Array.from(document.querySelector(s)._fullData)
