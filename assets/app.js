@@ -131,7 +131,12 @@
             }
           }
         });
-        if (staleInView(gate)) { refresh(gate); }
+        // (not for a plot the request in flight brings up to date: a scene a first load
+        // deferred is asked for while the page lays out its plots)
+        var coming = gate.inflight ? gate.inflight.bringing : [];
+        if (staleShown(gate).some(function (g) { return coming.indexOf(g) === -1; })) {
+          refresh(gate);
+        }
       }, {rootMargin: NEAR});
     }
     var nodes = document.querySelectorAll(".dash-graph[id^='" + gate.key + "-graph-']");
@@ -150,6 +155,16 @@
     return Array.prototype.map.call(graphs, function (node) { return graphName(gate.key, node); });
   }
 
+  /* 3-D scenes (app/ui/components.graph_card: data-scene) are left out of a page's first
+   * request: without a GPU a scene takes ~0.6 s to draw, and Dash draws an answer's plots
+   * together. The answer lists the scene as stale, so the gate asks for it at once, and the
+   * other plots are drawn meanwhile. */
+  function deferredScenes(gate) {
+    if (gate.answered !== null || gate.drawn !== null) { return []; }
+    var cards = document.querySelectorAll("#" + gate.key + "-plots > .graph-card[data-scene] .dash-graph");
+    return Array.prototype.map.call(cards, function (node) { return graphName(gate.key, node); });
+  }
+
   /* A plot never reported on (not yet drawn, no IntersectionObserver) counts as in view. */
   function hidden(gate) {
     var out = Object.keys(gate.visible).filter(function (graph) { return gate.visible[graph] === false; });
@@ -157,12 +172,14 @@
     return out;
   }
 
-  function staleInView(gate) {
+  function staleShown(gate) {
     var out = leftOut(gate);
-    return gate.stale.some(function (graph) {
+    return gate.stale.filter(function (graph) {
       return gate.visible[graph] !== false && out.indexOf(graph) === -1;
     });
   }
+
+  function staleInView(gate) { return staleShown(gate).length > 0; }
 
   /* Ask again for the same values: the stale plots now in view get their figures. */
   function refresh(gate) {
@@ -172,13 +189,17 @@
 
   function send(gate, frame) {
     gate.seq += 1;
-    gate.inflight = {seq: gate.seq, at: Date.now()};
+    var out = hidden(gate);
+    // the stale plots in view, which the answer draws whole
+    var bringing = gate.stale.filter(function (graph) { return out.indexOf(graph) === -1; });
+    gate.inflight = {seq: gate.seq, at: Date.now(), bringing: bringing};
     gate.moved = false;
     gate.force = false;
     clearTimeout(gate.timer);
     gate.timer = setTimeout(function () { busy(gate.key, true); }, BUSY_MS);
     return {seq: gate.seq, frame: frame, theme: theme(gate.key), drawn: gate.drawn,
-            hidden: hidden(gate), stale: gate.stale, left_out: leftOut(gate)};
+            hidden: out, stale: gate.stale, left_out: leftOut(gate),
+            deferred: deferredScenes(gate)};
   }
 
   /* The server's answer to the request in flight: the values it answered for, what the page

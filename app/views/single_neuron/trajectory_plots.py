@@ -272,6 +272,7 @@ PANELS = (
         draw_surface,
         height=420,
         wide=True,
+        scene=True,
     ),
     Panel(
         "function",
