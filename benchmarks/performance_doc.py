@@ -1,6 +1,6 @@
 """Write the benchmarks' figures into docs/performance.md (and the README's few).
 
-    python benchmarks/performance_doc.py [--only solvers_speed ...] [--list]
+    python benchmarks/performance_doc.py [--only solvers_speed ...] [--matching TEXT] [--list]
 
 docs/performance.md holds prose, and between each pair of markers
 
@@ -51,17 +51,25 @@ def run(command: str) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", nargs="*", help="script names (solvers_speed, …) to run")
+    parser.add_argument(
+        "--matching", help="only the sections whose command contains this text (e.g. --load)"
+    )
     parser.add_argument("--list", action="store_true", help="list the sections' commands")
     options = parser.parse_args()
-    text = DOCUMENT.read_text(encoding="utf-8")
+    # every section's command, once: the README's repeat DOCUMENT's or print a shorter form
+    sections = []
+    for document in DOCUMENTS:
+        sections += [b for b in blocks(document.read_text(encoding="utf-8")) if b not in sections]
     if options.list:
-        print("\n".join(command for command, _ in blocks(text)))
+        print("\n".join(command for command, _ in sections))
         return
 
     failed = []
     done = set()
-    for command, script in blocks(text):
+    for command, script in sections:
         if command in done or (options.only and script not in options.only):
+            continue
+        if options.matching and options.matching not in command:
             continue
         done.add(command)
         try:
