@@ -131,12 +131,7 @@
             }
           }
         });
-        // (not for a plot the request in flight brings up to date: a scene a first load
-        // deferred is asked for while the page lays out its plots)
-        var coming = gate.inflight ? gate.inflight.bringing : [];
-        if (staleShown(gate).some(function (g) { return coming.indexOf(g) === -1; })) {
-          refresh(gate);
-        }
+        if (staleInView(gate)) { refresh(gate); }
       }, {rootMargin: NEAR});
     }
     var nodes = document.querySelectorAll(".dash-graph[id^='" + gate.key + "-graph-']");
@@ -155,16 +150,6 @@
     return Array.prototype.map.call(graphs, function (node) { return graphName(gate.key, node); });
   }
 
-  /* 3-D scenes (app/ui/components.graph_card: data-scene) are left out of a page's first
-   * request: without a GPU a scene takes ~0.6 s to draw, and Dash draws an answer's plots
-   * together. The answer lists the scene as stale, so the gate asks for it at once, and the
-   * other plots are drawn meanwhile. */
-  function deferredScenes(gate) {
-    if (gate.answered !== null || gate.drawn !== null) { return []; }
-    var cards = document.querySelectorAll("#" + gate.key + "-plots > .graph-card[data-scene] .dash-graph");
-    return Array.prototype.map.call(cards, function (node) { return graphName(gate.key, node); });
-  }
-
   /* A plot never reported on (not yet drawn, no IntersectionObserver) counts as in view. */
   function hidden(gate) {
     var out = Object.keys(gate.visible).filter(function (graph) { return gate.visible[graph] === false; });
@@ -172,14 +157,12 @@
     return out;
   }
 
-  function staleShown(gate) {
+  function staleInView(gate) {
     var out = leftOut(gate);
-    return gate.stale.filter(function (graph) {
+    return gate.stale.some(function (graph) {
       return gate.visible[graph] !== false && out.indexOf(graph) === -1;
     });
   }
-
-  function staleInView(gate) { return staleShown(gate).length > 0; }
 
   /* Ask again for the same values: the stale plots now in view get their figures. */
   function refresh(gate) {
@@ -189,17 +172,13 @@
 
   function send(gate, frame) {
     gate.seq += 1;
-    var out = hidden(gate);
-    // the stale plots in view, which the answer draws whole
-    var bringing = gate.stale.filter(function (graph) { return out.indexOf(graph) === -1; });
-    gate.inflight = {seq: gate.seq, at: Date.now(), bringing: bringing};
+    gate.inflight = {seq: gate.seq, at: Date.now()};
     gate.moved = false;
     gate.force = false;
     clearTimeout(gate.timer);
     gate.timer = setTimeout(function () { busy(gate.key, true); }, BUSY_MS);
     return {seq: gate.seq, frame: frame, theme: theme(gate.key), drawn: gate.drawn,
-            hidden: out, stale: gate.stale, left_out: leftOut(gate),
-            deferred: deferredScenes(gate)};
+            hidden: hidden(gate), stale: gate.stale, left_out: leftOut(gate)};
   }
 
   /* The server's answer to the request in flight: the values it answered for, what the page

@@ -92,7 +92,6 @@ def _plots(view: Any, state: PageState) -> html.Div:
             embed=state.embed,
             min_width=panel.min_width,
             shown=state.embedding.shows_plot(panel.graph),
-            scene=panel.scene,
         )
         for panel in view.panels
     ]

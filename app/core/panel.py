@@ -29,7 +29,3 @@ class Panel(Generic[Controls, Result]):
     #: narrowest the plot may be drawn (px): a wide table scrolls inside its own box on a
     #: phone rather than being crushed
     min_width: int | None = None
-    #: a 3-D scene: on a page's first load it is asked for after the other plots, which are
-    #: drawn meanwhile (without a GPU a scene takes ~0.6 s to draw, and the page's first
-    #: answer would wait for it; assets/app.js)
-    scene: bool = False

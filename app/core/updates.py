@@ -80,9 +80,6 @@ class Request:
     stale: frozenset[str] = frozenset()
     #: graphs the page does not show at all (an embed's choice: app/core/embedding.py)
     left_out: frozenset[str] = frozenset()
-    #: graphs a first load leaves for the next request, which the page sends at once (3-D
-    #: scenes: the other plots are drawn meanwhile)
-    deferred: frozenset[str] = frozenset()
 
     @classmethod
     def parse(cls, raw: Any) -> Request:
@@ -105,16 +102,15 @@ class Request:
             _names(raw.get("hidden")),
             _names(raw.get("stale")),
             _names(raw.get("left_out")),
-            _names(raw.get("deferred")),
         )
 
     def plan(self, graphs: Sequence[str]) -> tuple[frozenset[str], frozenset[str]]:
         """(graphs to skip, graphs to send whole) for a change that is drawn: the hidden ones
         wait; a stale one in sight gets its whole figure. On a first load (nothing drawn)
-        every plot is drawn but those the page leaves out or defers."""
+        every plot is drawn but those the page leaves out."""
         known = frozenset(graphs)
         if self.drawn is None:
-            return (self.left_out | self.deferred) & known, frozenset()
+            return self.left_out & known, frozenset()
         return self.hidden & known, (self.stale - self.hidden) & known
 
     def stale_after(self, graphs: Sequence[str], skipped: frozenset[str], asked: list) -> list[str]:

@@ -221,14 +221,12 @@ def graph_card(
     embed: bool,
     min_width: int | None = None,
     shown: bool = True,
-    scene: bool = False,
 ) -> html.Div:
     """One plot with its title and explanation. The card is a figure named by its title and
     described by the view's summary (the plot's text alternative). A plot with a
     ``min_width`` scrolls sideways inside its card when the screen is narrower. A plot an
     embed does not show stays on the page out of sight (``shown``): the page's callbacks
-    write every plot, and a plot out of sight is not drawn (assets/app.js). A 3-D ``scene``
-    is marked so (``data-scene``): a page's first answer leaves it for the next."""
+    write every plot, and a plot out of sight is not drawn (assets/app.js)."""
     ident = f"{view}-graph-{key}"
     style = {"height": f"{height}px"} | ({"minWidth": f"{min_width}px"} if min_width else {})
     graph = dcc.Graph(
@@ -257,7 +255,6 @@ def graph_card(
         hidden=not shown,
         role="figure",
         **{"aria-labelledby": f"{ident}-title", "aria-describedby": f"{view}-summary"},
-        **({"data-scene": "1"} if scene else {}),
     )
 
 

@@ -97,21 +97,6 @@ def test_a_first_load_leaves_out_the_plots_an_embed_does_not_show():
     assert ask.plan(["a", "b"]) == (frozenset({"b"}), frozenset())
 
 
-def test_a_first_load_defers_a_scene_to_the_next_request_which_sends_it_whole():
-    """A 3-D scene left for the next request: the first answer lists it as stale, and the
-    page's next request (which says what the first drew) gets its whole figure."""
-    graphs = ["surface", "loss"]
-    first = Request.parse({"deferred": ["surface"]})
-    skipped, whole = first.plan(graphs)
-    assert (skipped, whole) == (frozenset({"surface"}), frozenset())
-    stale = first.stale_after(graphs, skipped, [1])
-    assert stale == ["surface"]
-    drawn = {"values": [1], "frame": 0, "theme": "light"}
-    second = Request.parse({"drawn": drawn, "stale": stale, "deferred": ["surface"]})
-    assert second.plan(graphs) == (frozenset(), frozenset({"surface"}))  # deferred once only
-    assert second.stale_after(graphs, frozenset(), [1]) == []
-
-
 def test_a_plot_not_drawn_gets_no_update():
     whole = _figure([2])
     updates = figure_updates([_figure([1]), None], [None, whole])

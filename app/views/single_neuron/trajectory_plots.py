@@ -272,7 +272,6 @@ PANELS = (
         draw_surface,
         height=420,
         wide=True,
-        scene=True,
     ),
     Panel(
         "function",
