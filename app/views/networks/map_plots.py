@@ -148,8 +148,8 @@ PANELS = (
         "parameters",
         "Parameter distance",
         r"$\|\theta_t - \theta_0\|_2$ over all the weights at the end of training (Kunin "
-        r"et al. Fig. 10). Its colour scale is its own: compare the map's rows, not its size "
-        r"with the other maps'.",
+        r"et al. Fig. 10), in the weights' own units: the colours run from 0 to the map's "
+        r"largest distance.",
         draw_parameter_distance,
         height=400,
     ),
