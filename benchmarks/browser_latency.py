@@ -462,7 +462,8 @@ def _loads(browser, url: str, options: argparse.Namespace) -> None:
                 for name, path in load_pages()
                 if name in options.views
             }
-            print(load_summary("On a phone (390 × 844)" if phone else "At 1400 × 1000", measured))
+            size = "On a phone (390 × 844)" if phone else "At 1400 × 1000"
+            print(load_summary(size, measured) + ("" if phone else "\n"))  # (two paragraphs)
         return
     size = "390 × 844, touch" if options.phone else "1400 × 1000"
     print(
