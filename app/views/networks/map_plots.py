@@ -63,20 +63,26 @@ def draw_kernel(controls: Controls, result: Map) -> Figure:
     )
 
 
-def draw_test_loss(controls: Controls, result: Map) -> Figure:
-    if result.test_loss is None:
-        return unavailable("the test loss needs test points", height=400)
+def _loss_map(controls: Controls, result: Map, loss: np.ndarray, name: str) -> Figure:
+    """A loss over the map on a log scale (a cell at exactly 0 drawn at the floor)."""
     with np.errstate(divide="ignore"):
-        logs = np.log10(np.maximum(result.test_loss, 1e-300))
+        logs = np.log10(np.maximum(loss, 1e-300))
+    top = float(np.max(logs))
     return _map(
         controls,
         result,
         logs,
-        "log₁₀ test loss",
+        f"log₁₀ {name}",
         colorscale=fig.LOSS_SCALE,
-        zmax=float(np.max(logs)) if math.isfinite(float(np.max(logs))) else None,
-        hover="δ = %{x:.3g}, τ = %{y:.3g}: log₁₀ test loss = %{z:.3g}",
+        zmax=top if math.isfinite(top) else None,
+        hover=f"δ = %{{x:.3g}}, τ = %{{y:.3g}}: log₁₀ {name} = %{{z:.3g}}",
     )
+
+
+def draw_test_loss(controls: Controls, result: Map) -> Figure:
+    if result.test_loss is None:
+        return unavailable("the test loss needs test points", height=400)
+    return _loss_map(controls, result, result.test_loss, "test loss")
 
 
 def draw_activation(controls: Controls, result: Map) -> Figure:
@@ -103,16 +109,7 @@ def draw_parameter_distance(controls: Controls, result: Map) -> Figure:
 
 
 def draw_training_loss(controls: Controls, result: Map) -> Figure:
-    with np.errstate(divide="ignore"):
-        logs = np.log10(np.maximum(result.loss, 1e-300))
-    return _map(
-        controls,
-        result,
-        logs,
-        "log₁₀ training loss",
-        colorscale=fig.LOSS_SCALE,
-        hover="δ = %{x:.3g}, τ = %{y:.3g}: log₁₀ training loss = %{z:.3g}",
-    )
+    return _loss_map(controls, result, result.loss, "training loss")
 
 
 PANELS = (
