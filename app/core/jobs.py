@@ -72,6 +72,8 @@ LOST_AFTER = 20.0
 #: ticket follows stops. Long enough for a background tab, whose timers a browser slows to
 #: one a minute.
 TICKET_SECONDS = 90.0
+#: why a page released its ticket (what a poll that arrives after that is told)
+RELEASED = ("cancelled", "moved on")
 #: how long an ended job's record is kept (for the pages still following it)
 ENDED_SECONDS = 600.0
 #: how long a page's ticket and its job's record may both be missing (a store that restarted)
@@ -235,8 +237,9 @@ class JobRecord:
 
 @dataclass(frozen=True)
 class JobStatus:
-    """What the page shows of its job: waiting or running (with progress), done, or failed
-    (with the message a Retry follows)."""
+    """What the page shows of its job: waiting or running (with progress), done, failed
+    (with the message a Retry follows); or a ticket the page gave up, "cancelled" (its Cancel:
+    the bar goes) or "moved on" (it follows another ticket now: nothing changes)."""
 
     state: str
     #: None: unknown for now (the bar keeps what it showed)
@@ -375,7 +378,7 @@ class Jobs:
         earlier = Follow.parse(previous)
         try:
             if earlier is not None:
-                self.release(earlier.ticket, earlier.setting)
+                self.release(earlier.ticket, earlier.setting, "moved on")
             setting = self.setting(view, controls)
             # (counting the jobs and adding one must not interleave with another page's)
             with self.store.exclusive("submit"):
@@ -480,6 +483,10 @@ class Jobs:
         """The state of the computation a page follows; renews the page's ticket."""
         try:
             held = self.store.get(ticket_key(follow.ticket))
+            if isinstance(held, dict) and held.get("released") in RELEASED:
+                # a poll that left before the page's Cancel (or before it moved on): it must
+                # not take the ticket up again and keep the computation going
+                return JobStatus(held["released"], None)
             record = JobRecord.parse(self.store.get(record_key(follow.setting)))
             if held is None and record is None:
                 return self._missing(follow)
@@ -551,11 +558,14 @@ class Jobs:
                 alive.append(key.removeprefix(WORKERS))
         return alive
 
-    def release(self, ticket: str, setting: str) -> None:
-        """A page stops following (Cancel, or it moved on): only its own ticket goes. The
-        computation stops when no page follows it any more."""
+    def release(self, ticket: str, setting: str, why: str = "cancelled") -> None:
+        """A page stops following (``why``: "cancelled", or "moved on" to other values): only
+        its own ticket goes. The computation stops when no page follows it any more."""
         self.store.leave(watchers_key(setting), ticket)
-        self.store.delete(ticket_key(ticket))
+        # kept as released (not deleted) so that a poll already on its way when Cancel was
+        # clicked does not take the ticket up again and keep the computation going
+        released = {"setting": setting, "released": why}
+        self.store.put(ticket_key(ticket), released, TICKET_SECONDS)
 
     def health(self) -> dict:
         """What ``/healthz`` says about jobs."""
@@ -639,6 +649,10 @@ class Jobs:
         if follow is None:
             return quiet | {"bar_hidden": True, "retry_hidden": True, "poll_off": True}
         status = self.status(follow)
+        if status.state == "cancelled":
+            return quiet | {"bar_hidden": True, "retry_hidden": no_update, "poll_off": True}
+        if status.state == "moved on":  # (an old poll answered late: the new ticket rules)
+            return dict.fromkeys(("bar_hidden", "retry_hidden", "poll_off"), no_update) | quiet
         if status.state in ("waiting", "running"):
             return {
                 "progress": (

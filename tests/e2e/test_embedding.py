@@ -402,7 +402,10 @@ def test_keyboard_and_screen_reader_names_inside_the_frame(sites, desktop):
     drawn(frame, "kernel")
     # the names a screen reader reads: the frame's title, the control, the plots
     assert tab.get_by_title("A single hidden neuron").count() == 1
-    assert frame.get_by_role("slider", name="relative scale δ").count() == 1
+    # (Dash loads the sliders' code apart from the page's: on a busy machine it comes later)
+    slider = frame.get_by_role("slider", name="relative scale δ")
+    slider.wait_for(timeout=WAIT_MS)
+    assert slider.count() == 1
     assert frame.get_by_role("textbox", name="relative scale δ").count() == 1
     assert frame.get_by_role("figure", name="Kernel distance S(0, t)").count() == 1
     assert frame.get_by_role("figure", name=re.compile("Parameter space")).count() == 0

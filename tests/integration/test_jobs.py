@@ -98,6 +98,29 @@ def test_two_pages_opening_the_same_map_at_once_share_one_computation(recorded, 
     assert recorded.status(follows[1]).state == "waiting"  # the others still follow it
 
 
+def test_a_poll_that_arrives_after_cancel_does_not_follow_the_job_again(recorded, store):
+    """The page's poll may leave just before its Cancel and reach the server just after: it
+    must not take the ticket up again (the computation would go on), and its answer hides the
+    bar and stops the poll, leaving the Retry the Cancel showed."""
+    job = _ask(recorded).job
+    follow = Follow.parse(job)
+    assert recorded.cancel(job)["status"] == jobs.CANCELLED
+    late = recorded.follow(job)
+    assert not store.members(jobs.watchers_key(follow.setting))
+    assert late["bar_hidden"] is True and late["poll_off"] is True
+    assert late["retry_hidden"] is no_update and late["done"] is no_update
+
+
+def test_a_late_poll_of_a_ticket_the_page_moved_on_from_changes_nothing(recorded, store):
+    first = _ask(recorded)
+    other = MAP.spec.with_overrides({"d": 10, "n": 100, "resolution": 11, "steps": 1500})
+    second = _ask(recorded, other, job=first.job)
+    late = recorded.follow(first.job)  # (the new ticket's poll decides what the page shows)
+    assert all(value is no_update for value in late.values()), late
+    assert not store.members(jobs.watchers_key(Follow.parse(first.job).setting))
+    assert store.members(jobs.watchers_key(Follow.parse(second.job).setting))
+
+
 def test_a_page_that_moves_on_releases_its_own_earlier_ticket(recorded, store):
     first = _ask(recorded)
     other = MAP.spec.with_overrides({"d": 10, "n": 100, "resolution": 11, "steps": 1500})
