@@ -428,6 +428,10 @@ def test_keyboard_and_screen_reader_names_inside_the_frame(sites, desktop):
     assert not any("tau" in stop and "box" not in stop for stop in inside), inside
 
 
+def _height(html: str) -> str:
+    return re.search(r'height="(\d+)"', html).group(1)
+
+
 def test_the_builder_writes_the_html_of_what_its_preview_shows(live_server, browser):
     context = browser.new_context(
         viewport={"width": 1440, "height": 900}, permissions=["clipboard-read", "clipboard-write"]
@@ -468,11 +472,21 @@ def test_the_builder_writes_the_html_of_what_its_preview_shows(live_server, brow
         assert f'<script src="{live_server}/embed.js" async></script>' in html
         assert preview.locator(".control:visible").count() == 1
         screenshot(tab, "embed-builder-1440")
-        dialog.get_by_role("button", name="Copy HTML").click()
+        # the preview measures its height again as its plots settle (a pixel or two): what is
+        # copied is the HTML at the moment of the click
+        at_click = tab.evaluate(
+            """() => { const dialog = document.querySelector('dialog.embed-builder[open]');
+                       const html = dialog.querySelector('.builder-html').value;
+                       dialog.querySelector('[data-copy=html]').click();
+                       return html; }"""
+        )
         tab.wait_for_function(
             "() => document.querySelector('dialog .builder-note').textContent === 'Copied.'"
         )
-        assert tab.evaluate("navigator.clipboard.readText()") == html
+        assert tab.evaluate("navigator.clipboard.readText()") == at_click
+        assert at_click.replace(f'height="{_height(at_click)}"', "") == html.replace(
+            f'height="{_height(html)}"', ""
+        )  # the same frame but for its height
         tab.keyboard.press("Escape")
         tab.wait_for_selector("dialog.embed-builder[open]", state="detached", timeout=WAIT_MS)
     finally:
