@@ -378,6 +378,33 @@ def register(app: Dash, cache: ResultCache) -> None:
         return answer
 
     app.server.add_url_rule(route, "paper_figure_card", serve, methods=["GET"])
+    _preload_first_cards(app)
+
+
+#: the cards whose content the page's own answer announces (those in view on a laptop)
+PRELOADED = 3
+
+
+def _preload_first_cards(app: Dash) -> None:
+    """The page's HTML answer names the content of its first cards as ``Link: rel=preload``,
+    one per colour scheme: the browser fetches them while it loads the page's scripts, and
+    the script's request for a card in view is answered from memory (the fetch otherwise
+    waits until Dash has rendered the page and the cards are built)."""
+    page = app.config.routes_pathname_prefix + PATH.lstrip("/")
+    prefix = app.config.requests_pathname_prefix.rstrip("/")
+    links = []
+    for card in CARDS[:PRELOADED]:
+        source = f"{prefix}/{CARD_ROUTE}{card.key}?v={code_version()}"
+        for theme, extra in (("light", ""), ("dark", "&theme=dark")):
+            media = f"(prefers-color-scheme: {theme})"
+            links.append(f'<{source}{extra}>; rel=preload; as=fetch; crossorigin; media="{media}"')
+    header = ", ".join(links)
+
+    @app.server.after_request
+    def announce(response: Response) -> Response:
+        if request.path == page and request.method == "GET" and response.mimetype == "text/html":
+            response.headers["Link"] = header
+        return response
 
 
 def warm_up(cache: ResultCache) -> int:

@@ -5,9 +5,9 @@
  * components took the page seconds. A card (article.paper-card) names where its content is
  * served (data-card-source): the figure, the evidence for its claim and, if it could not be
  * computed, why. The content is computed once per deployment on the server; here it is fetched
- * when the card is within a screen of the viewport and drawn by plotly into the card's slot,
- * one figure per animation frame, so that the first card shows while later ones (3-D scenes
- * render in software without a GPU) are still being drawn. The figures follow the system's
+ * when the card is within a screen of the viewport and drawn by plotly into the card's slot:
+ * the first at once, the next ones one per animation frame, so that the first card shows
+ * while later ones (3-D scenes render in software without a GPU) are still being drawn. The figures follow the system's
  * colour scheme, as the views' plots do. */
 (function () {
   "use strict";
@@ -104,19 +104,51 @@
     return card;
   }
 
+  /* The first cards are built first and the others once the first figure is drawn (or after
+   * LATER_MS): building some seventy cards takes the page ~50 ms, which the first figure
+   * would otherwise wait for. */
+  var FIRST_CARDS = 6;
+  var LATER_MS = 300;
+  var everything = false;
+  var later = null;
+
+  function buildEverything() {
+    if (everything) { return; }
+    everything = true;
+    if (pages.length) { watch(); }
+  }
+
   /* the cards of every group, built once per list of cards (Dash renders the groups empty and
    * may keep a group's node when the page is rendered again) */
   function build() {
-    document.querySelectorAll(".paper-cards[data-cards]").forEach(function (group) {
-      var source = group.getAttribute("data-cards");
-      if (group.paperCards === source) { return; }
+    var groups = document.querySelectorAll(".paper-cards[data-cards]");
+    for (var index = 0; index < groups.length; index++) {
+      if (everything) {
+        buildGroup(groups[index], Infinity);
+      } else if (index === 0) {
+        buildGroup(groups[index], FIRST_CARDS);
+        later = later || window.setTimeout(buildEverything, LATER_MS);
+      }
+    }
+  }
+
+  /* the group's cards up to ``count`` (those built already stay) */
+  function buildGroup(group, count) {
+    var source = group.getAttribute("data-cards");
+    if (group.paperCards !== source) {
       group.paperCards = source;
-      var entries = [];
-      try { entries = JSON.parse(source); } catch (error) { return; }
-      var fragment = document.createDocumentFragment();
-      entries.forEach(function (entry) { fragment.appendChild(buildCard(entry)); });
-      group.replaceChildren(fragment);
+      try { group.paperEntries = JSON.parse(source); } catch (error) { group.paperEntries = []; }
+      group.paperBuilt = 0;
+      group.replaceChildren();
+    }
+    var upto = Math.min(group.paperEntries.length, count);
+    if (group.paperBuilt >= upto) { return; }
+    var fragment = document.createDocumentFragment();
+    group.paperEntries.slice(group.paperBuilt, upto).forEach(function (entry) {
+      fragment.appendChild(buildCard(entry));
     });
+    group.appendChild(fragment);
+    group.paperBuilt = upto;
   }
 
   function graphConfig(card) {
@@ -153,7 +185,10 @@
     } catch (error) {  // one broken figure must not stop the others
       failed(next.card);
     }
-    window.requestAnimationFrame(drawNext);
+    window.requestAnimationFrame(function () {
+      buildEverything();  // (the first figure is drawn: the other groups' cards now)
+      drawNext();
+    });
   }
 
   /* the graph lives in a node of its own inside the slot: Dash renders the slot's placeholder
@@ -179,7 +214,10 @@
     var data = card.dataset;
     content.theme = wanted;
     queue.push({card: card, content: content});
-    if (!drawing) { drawing = true; window.requestAnimationFrame(drawNext); }
+    if (!drawing) {  // nothing being drawn: this one at once, the next ones frame by frame
+      drawing = true;
+      drawNext();
+    }
     var evidence = document.getElementById(data.cardEvidence);
     if (evidence) {
       evidence.replaceChildren();
@@ -224,6 +262,12 @@
     });
   }
 
+  /* whether a card is within the observer's margin of the viewport now */
+  function near(card) {
+    var box = card.getBoundingClientRect(), reach = parseInt(MARGIN, 10);
+    return box.bottom > -reach && box.top < window.innerHeight + reach;
+  }
+
   function watch() {
     build();
     if (!observer) { observer = new IntersectionObserver(visible, {rootMargin: MARGIN}); }
@@ -231,6 +275,8 @@
       .forEach(function (card) {
         card.setAttribute("data-card-watched", "");
         observer.observe(card);
+        // the cards in view load now, not a frame later when the observer first reports
+        if (near(card)) { load(card); }
       });
   }
 

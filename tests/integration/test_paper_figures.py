@@ -198,6 +198,35 @@ def test_the_page_and_its_links_under_a_path_prefix():
     assert all(answer[card.key]["figure"]["data"] for card in pf.CARDS)
 
 
+def _preloads(response) -> list[tuple[str, str]]:
+    """(address, media) of each ``Link: rel=preload`` of an answer."""
+    found = re.findall(
+        r'<([^>]+)>; rel=preload; as=fetch; crossorigin; media="([^"]+)"',
+        response.headers.get("Link", ""),
+    )
+    return found
+
+
+@pytest.mark.parametrize("prefix", ["/", PREFIX])
+def test_the_page_s_html_preloads_its_first_cards_as_the_script_asks_for_them(prefix):
+    """The first cards' content is fetched while the page's scripts load: the addresses the
+    page's answer names are exactly those the script asks for (else the browser fetches
+    twice), one per colour scheme; no other page names any."""
+    app = create_app(Settings(cache_type="SimpleCache", url_base_pathname=prefix))
+    client = app.server.test_client()
+    preloads = _preloads(client.get(f"{prefix}paper-figures"))
+    dependencies = client.get(f"{prefix}_dash-dependencies").get_json()
+    page = _route(client, dependencies, f"{prefix}paper-figures", prefix=prefix)
+    first = [entry["source"] for entry in _entries(page)][: pf.PRELOADED]
+    light = [(source, "(prefers-color-scheme: light)") for source in first]
+    dark = [(source + "&theme=dark", "(prefers-color-scheme: dark)") for source in first]
+    assert sorted(preloads) == sorted(light + dark)
+    for source, _ in preloads:  # and each is the card's content
+        assert client.get(source).get_json()["figure"]["data"]
+    assert not _preloads(client.get(f"{prefix}single-neuron"))
+    assert not _preloads(client.get(f"{prefix}_dash-layout"))
+
+
 # -- the callback ------------------------------------------------------------------------------
 
 

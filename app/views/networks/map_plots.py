@@ -63,26 +63,31 @@ def draw_kernel(controls: Controls, result: Map) -> Figure:
     )
 
 
-def _loss_map(controls: Controls, result: Map, loss: np.ndarray, name: str) -> Figure:
-    """A loss over the map on a log scale (a cell at exactly 0 drawn at the floor)."""
+def _log_map(
+    controls: Controls, result: Map, values: np.ndarray, name: str, colorscale: str | list
+) -> Figure:
+    """A positive quantity over the map on a log scale (a cell at exactly 0 drawn at the
+    floor): one cell far from the others would otherwise take the whole colour range. The
+    hover says the value itself."""
     with np.errstate(divide="ignore"):
-        logs = np.log10(np.maximum(loss, 1e-300))
+        logs = np.log10(np.maximum(values, 1e-300))
     top = float(np.max(logs))
     return _map(
         controls,
         result,
         logs,
         f"log₁₀ {name}",
-        colorscale=fig.LOSS_SCALE,
+        colorscale=colorscale,
         zmax=top if math.isfinite(top) else None,
-        hover=f"δ = %{{x:.3g}}, τ = %{{y:.3g}}: log₁₀ {name} = %{{z:.3g}}",
+        customdata=values,
+        hover=f"δ = %{{x:.3g}}, τ = %{{y:.3g}}: {name} = %{{customdata:.3g}}",
     )
 
 
 def draw_test_loss(controls: Controls, result: Map) -> Figure:
     if result.test_loss is None:
         return unavailable("the test loss needs test points", height=400)
-    return _loss_map(controls, result, result.test_loss, "test loss")
+    return _log_map(controls, result, result.test_loss, "test loss", fig.LOSS_SCALE)
 
 
 def draw_activation(controls: Controls, result: Map) -> Figure:
@@ -98,18 +103,11 @@ def draw_activation(controls: Controls, result: Map) -> Figure:
 
 
 def draw_parameter_distance(controls: Controls, result: Map) -> Figure:
-    return _map(
-        controls,
-        result,
-        result.parameter_distance,
-        "‖θ − θ₀‖",
-        zmin=0.0,
-        hover="δ = %{x:.3g}, τ = %{y:.3g}: ‖θ − θ₀‖ = %{z:.3g}",
-    )
+    return _log_map(controls, result, result.parameter_distance, "‖θ − θ₀‖", "Viridis")
 
 
 def draw_training_loss(controls: Controls, result: Map) -> Figure:
-    return _loss_map(controls, result, result.loss, "training loss")
+    return _log_map(controls, result, result.loss, "training loss", fig.LOSS_SCALE)
 
 
 PANELS = (
@@ -145,8 +143,8 @@ PANELS = (
         "parameters",
         "Parameter distance",
         r"$\|\theta_t - \theta_0\|_2$ over all the weights at the end of training (Kunin "
-        r"et al. Fig. 10), in the weights' own units: the colours run from 0 to the map's "
-        r"largest distance.",
+        r"et al. Fig. 10), on a log scale: a few cells that move far (small $\tau$, "
+        r"$|\delta|$ large) would otherwise take all the colours.",
         draw_parameter_distance,
         height=400,
     ),
