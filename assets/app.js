@@ -10,6 +10,8 @@
  *   plots (no plotly redraw), Plotly.restyle on 3-D scenes and matrices. Play runs on
  *   requestAnimationFrame.
  * - Resending: a callback whose answer does not arrive whole is sent again.
+ * - A 3-D scene draws after the flat plots of the same answer, which paint first (without a
+ *   GPU a scene takes ~0.6 s to draw).
  * - Number boxes: a typed value is clamped to its control's range, and the slider, the box,
  *   the link and a note under the control all say what is used.
  * - Accessible names and values for sliders (log sliders announce the value, not its log),
@@ -18,9 +20,10 @@
  * - Escape closes the Maps menu; plot toolbars and formulas are out of the tab order.
  *
  * Besides Dash's documented extension points (clientside callbacks, dash_clientside.set_props,
- * callback_context, dccFunctions), two private details are read — the callback route's name
- * and its response's format (readAnswers) — and tests/unit/test_browser_contract.py checks
- * both against the installed Dash, so that an upgrade that changes them fails there.
+ * callback_context, dccFunctions), three private details are relied on — the callback route's
+ * name, its response's format (readAnswers) and dcc.Graph drawing through the page's
+ * Plotly.react — and tests/unit/test_browser_contract.py checks them against the installed
+ * Dash, so that an upgrade that changes them fails there.
  */
 (function () {
   "use strict";
@@ -1158,6 +1161,62 @@
       var field = inside.querySelector(copy.getAttribute("data-copy") === "html" ? ".builder-html" : ".builder-link");
       copyText(field.value, inside.querySelector(".builder-note"));
     }
+  }
+
+  /* ---- a 3-D scene draws after the flat plots of the same answer -------------------------- */
+
+  /* Dash draws every plot of an answer in one task, and the browser paints none of them until
+   * that task ends. Without a GPU a 3-D scene takes ~0.6 s to draw (the rendering itself, in
+   * software), and the flat plots of the same answer waited for it. A scene's drawing is moved
+   * to the first task after the next frame: the flat plots paint first, the scene when it is
+   * ready, as soon as before. A newer figure for a scene still waiting replaces the older one
+   * (the newest wins, as everywhere on the page). dcc.Graph draws through the page's Plotly
+   * object, and awaits the promise it gets. */
+  var SCENE_TRACES = ["surface", "scatter3d", "mesh3d", "cone", "streamtube", "isosurface", "volume"];
+
+  function figureData(figure) {
+    if (Array.isArray(figure)) { return figure; }
+    return figure && Array.isArray(figure.data) ? figure.data : [];
+  }
+
+  function drawsScene(figure) {
+    return figureData(figure).some(function (trace) {
+      return trace && SCENE_TRACES.indexOf(trace.type) !== -1;
+    });
+  }
+
+  function deferScenes() {
+    var Plotly = window.Plotly;
+    if (!Plotly || Plotly.lazyRichScenesDeferred) { return; }
+    Plotly.lazyRichScenesDeferred = true;
+    var react = Plotly.react;
+    var waiting = new WeakMap();  // graph div → {args, promise}
+    Plotly.react = function (gd) {
+      var args = Array.prototype.slice.call(arguments);
+      if (!gd || !gd.closest || !gd.closest(".dash-graph") || !drawsScene(args[1])) {
+        return react.apply(Plotly, args);
+      }
+      var entry = waiting.get(gd);
+      if (entry) { entry.args = args; return entry.promise; }
+      entry = {args: args};
+      entry.promise = new Promise(function (resolve, reject) {
+        window.requestAnimationFrame(function () {
+          setTimeout(function () {
+            waiting.delete(gd);
+            Promise.resolve().then(function () { return react.apply(Plotly, entry.args); })
+              .then(resolve, reject);
+          }, 0);
+        });
+      });
+      waiting.set(gd, entry);
+      return entry.promise;
+    };
+  }
+
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", deferScenes);
+  } else {
+    deferScenes();
   }
 
   /* ---- resending a callback whose answer did not arrive whole ------------------------------ */

@@ -24,6 +24,7 @@ DASH = Path(dash.__file__).parent
 RENDERER = (DASH / "dash-renderer" / "build" / "dash_renderer.min.js").read_text(encoding="utf-8")
 SLIDER = (DASH / "dcc" / "async-slider.js").read_text(encoding="utf-8")
 GRAPH = (DASH / "dcc" / "dash_core_components.js").read_text(encoding="utf-8")
+GRAPH_DRAWING = (DASH / "dcc" / "async-graph.js").read_text(encoding="utf-8")
 
 
 @pytest.fixture(scope="module")
@@ -46,6 +47,20 @@ def test_the_documented_extension_points_exist_in_this_dash():
     assert 'role:"slider"' in SLIDER  # the thumbs app.js names (aria-labelledby, valuetext)
     # a plot is drawn with the page's plotly.js when there is one (window.Plotly)
     assert "window.Plotly||" in GRAPH
+
+
+def test_graphs_draw_through_the_page_s_plotly_react_and_await_it():
+    """app.js lets a 3-D scene draw after the flat plots of the same answer by replacing the
+    page's ``Plotly.react`` with one that returns a promise settled later: the graph must call
+    that function on the global object each time (not a reference kept from before) and wait
+    for its promise before it marks the plot drawn."""
+    assert "Plotly.react = function (gd)" in APP_JS
+    # (the graph's update: e.g. `...then(function(){var e=a.gd.current;return e&&Plotly.react(e,d)})
+    # .then(function(){...e.classList.remove("dash-graph--pending")...`)
+    drawn = re.search(r"return \w+&&Plotly\.react\(\w+,\w+\)\}\)\.then\(", GRAPH_DRAWING)
+    assert drawn is not None
+    after = GRAPH_DRAWING[drawn.end() : drawn.end() + 300]
+    assert 'classList.remove("dash-graph--pending")' in after
 
 
 def _update_request(app, view) -> dict:
