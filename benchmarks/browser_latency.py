@@ -11,10 +11,13 @@ For every view (Debian's chromium, software rendering, 1400 × 1000), at its def
 network map at 4 × 4 cells and 100 steps, a size answered within the request (its default is a
 background job of a second or two, tests/e2e/test_jobs.py):
 
-* **step** — a keyboard step of a slider until every plot in view that changes has finished
-  drawing (plotly's ``plotly_afterplot`` of the last graph), from the key press: median, p95
-  and max over ``--steps`` steps; how many times each graph redrew per step, and how many of
-  the view's plots did (plots out of sight wait until they are scrolled to);
+* **step** — a keyboard step of a slider until every plot in view that changes is on the
+  screen, from the key press: median, p95 and max over ``--steps`` steps. *To paint*: the end
+  of the frame after the last graph's ``plotly_afterplot``, or of the last long animation
+  frame (a WebGL scene renders after its afterplot; without a GPU the frame that waits for it
+  is long); *to afterplot* (the older measure, beside it): the last ``plotly_afterplot``. How
+  many times each graph redrew per step, and how many of the view's plots did (plots out of
+  sight wait until they are scrolled to);
 * **scroll** — after the steps, the last plot (out of sight) is scrolled into view: the time
   until it has been brought up to date;
 * **drag** — the mouse drags a slider across part of its track with 60 moves in 1 s: the
@@ -57,14 +60,27 @@ QUIET_MS = 250
 DRAG_MOVES = 60
 DRAG_SECONDS = 1.0
 
-#: installed in the page: every graph's redraws (plotly_afterplot), the last key press
+#: installed in the page: every graph's redraws (plotly_afterplot), the last key press, and
+#: when what was drawn reached the screen (``paints``): the end of the frame after each
+#: afterplot (a task queued from the frame's requestAnimationFrame runs after its paint), and
+#: the end of every long animation frame — a WebGL scene renders after its afterplot, and the
+#: frame that waits for it (plotly reads its picking buffer back) is a long one without a GPU
 PROBE = """() => {
-  window.__probe = {draws: [], key: 0};
+  window.__probe = {draws: [], paints: [], key: 0};
+  const painted = () => window.__probe.paints.push(performance.now());
   document.addEventListener('keydown', () => { window.__probe.key = performance.now(); }, true);
   document.addEventListener('pointerdown', () => { window.__probe.key = performance.now(); }, true);
   for (const gd of document.querySelectorAll('.js-plotly-plot')) {
     const id = gd.closest('[id]') ? gd.closest('[id]').id : '?';
-    gd.on('plotly_afterplot', () => window.__probe.draws.push([id, performance.now()]));
+    gd.on('plotly_afterplot', () => {
+      window.__probe.draws.push([id, performance.now()]);
+      requestAnimationFrame(() => setTimeout(painted, 0));
+    });
+  }
+  if ((PerformanceObserver.supportedEntryTypes || []).includes('long-animation-frame')) {
+    new PerformanceObserver(list => list.getEntries().forEach(
+      e => window.__probe.paints.push(e.startTime + e.duration))
+    ).observe({type: 'long-animation-frame'});
   }
 }"""
 
@@ -158,11 +174,12 @@ def slider_for(view):
     return next((f for f in numeric if not f.log), numeric[0])
 
 
-def steps(page, network, view, count: int) -> tuple[list[float], list[int], list[int]]:
-    """(latency ms per step, redraws per graph per step, graphs drawn per step)."""
+def steps(page, network, view, count: int) -> tuple[list[float], list[float], list[int], list[int]]:
+    """(ms per step to the last afterplot, ms per step to the last paint, redraws per graph
+    per step, graphs drawn per step)."""
     thumb = page.locator(f"#{view.key}-{slider_for(view).name} [role=slider]")
     thumb.focus()
-    latencies, redraws, graphs = [], [], []
+    latencies, to_paint, redraws, graphs = [], [], [], []
     key = "ArrowRight"
     for _ in range(count):
         if thumb.get_attribute("aria-valuenow") == thumb.get_attribute("aria-valuemax"):
@@ -171,17 +188,19 @@ def steps(page, network, view, count: int) -> tuple[list[float], list[int], list
         sent = network.sent
         thumb.press(key)
         last = wait_quiet(page, network, sent=sent)
-        pressed, draws = page.evaluate(
-            "n => [window.__probe.key, window.__probe.draws.slice(n)]", before
+        pressed, draws, paints = page.evaluate(
+            "n => [window.__probe.key, window.__probe.draws.slice(n), window.__probe.paints]",
+            before,
         )
         if draws:
             latencies.append(last - pressed)
+            to_paint.append(max([last, *(p for p in paints if p > pressed)]) - pressed)
             per_graph = {}
             for ident, _ in draws:
                 per_graph[ident] = per_graph.get(ident, 0) + 1
             redraws.append(max(per_graph.values()))
             graphs.append(len(per_graph))
-    return latencies, redraws, graphs
+    return latencies, to_paint, redraws, graphs
 
 
 def scroll_in(page, network, view) -> float | None:
@@ -254,7 +273,7 @@ def measure(browser, url: str, view, count: int, load: int) -> dict:
         page.evaluate(PROBE)  # before the load's last redraws, which are then waited for
         settle(page)
         wait_quiet(page, network, quiet_ms=1000)
-        latencies, redraws, graphs = steps(page, network, view, count)
+        latencies, to_paint, redraws, graphs = steps(page, network, view, count)
         scrolled = scroll_in(page, network, view)
         requests, quiet = drag(page, network, view)
         loaded = None
@@ -267,6 +286,7 @@ def measure(browser, url: str, view, count: int, load: int) -> dict:
         context.close()
     return {
         "latencies": sorted(latencies),
+        "to_paint": sorted(to_paint),
         "redraws": max(redraws) if redraws else 0,
         "graphs": f"{max(graphs) if graphs else 0}/{len(view.panels)}",
         "scrolled": scrolled,
@@ -398,9 +418,12 @@ def row(view, figures: dict) -> str:
     loaded = f"{figures['loaded']:7.0f}" if figures["loaded"] is not None else "      –"
     fps = f"{figures['fps']:5.0f}" if figures["fps"] is not None else "    –"
     scrolled = f"{figures['scrolled']:6.0f}" if figures["scrolled"] is not None else "     –"
+    painted = figures["to_paint"]
     return (
-        f"| {view.key:22s} | {statistics.median(times):6.0f} | {percentile(times, 0.95):6.0f} | "
-        f"{times[-1]:6.0f} | {figures['redraws']:3d} | {figures['graphs']:>5s} | {scrolled} | "
+        f"| {view.key:22s} | {statistics.median(painted):6.0f} | "
+        f"{percentile(painted, 0.95):6.0f} | {painted[-1]:6.0f} | "
+        f"{statistics.median(times):6.0f} | {percentile(times, 0.95):6.0f} | "
+        f"{figures['redraws']:3d} | {figures['graphs']:>5s} | {scrolled} | "
         f"{figures['requests']:4d} | {figures['settle']:6.0f} | {loaded} | {fps} |"
     )
 
@@ -488,11 +511,11 @@ def _steps(browser, url: str, options: argparse.Namespace) -> None:
             f"view; times in ms; drag = {DRAG_MOVES} moves in {DRAG_SECONDS:g} s\n"
         )
     print(
-        "| view | step median | p95 | max | redraws per change | plots drawn | scroll in | "
-        f"requests per drag | quiet after release | … with {options.students} students | "
-        "Play fps |"
+        "| view | step to paint: median | p95 | max | step to afterplot: median | p95 | "
+        "redraws per change | plots drawn | scroll in | requests per drag | quiet after release "
+        f"| … with {options.students} students | Play fps |"
     )
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    print("| --- |" + " ---: |" * 12)
     for view in [v for v in VIEWS if v.key in options.views]:
         figures = measure(browser, url, view, options.steps, options.students)
         print(row(view, figures), flush=True)
