@@ -1203,6 +1203,7 @@
         window.requestAnimationFrame(function () {
           setTimeout(function () {
             waiting.delete(gd);
+            if (!gd.isConnected) { resolve(gd); return; }  // the page moved on meanwhile
             Promise.resolve().then(function () { return react.apply(Plotly, entry.args); })
               .then(resolve, reject);
           }, 0);

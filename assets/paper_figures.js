@@ -7,8 +7,8 @@
  * computed, why. The content is computed once per deployment on the server; here it is fetched
  * when the card is within a screen of the viewport and drawn by plotly into the card's slot:
  * the first at once, the next ones one per animation frame, so that the first card shows
- * while later ones (3-D scenes render in software without a GPU) are still being drawn. The figures follow the system's
- * colour scheme, as the views' plots do. */
+ * while later ones (3-D scenes render in software without a GPU) are still being drawn. The
+ * figures follow the system's colour scheme, as the views' plots do. */
 (function () {
   "use strict";
 

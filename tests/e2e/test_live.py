@@ -648,3 +648,48 @@ def test_the_page_draws_with_the_app_s_plotly_bundle_not_dash_s_full_one(page, l
     assert any(name.endswith("assets/plotly/plotly-lazy-rich.min.js") for name in scripts)
     traces = page.evaluate("() => Object.keys(Plotly.PlotSchema.get().traces).sort()")
     assert traces == ["heatmap", "scatter", "scatter3d", "surface", "table"]
+
+
+#: installed before the page's scripts: the order in which the plots first drew their data
+FIRST_DRAWS = """
+window.__firstDraws = [];
+(function watch() {
+  document.querySelectorAll('.js-plotly-plot').forEach(gd => {
+    if (gd.__firstDraw || !gd.on) { return; }
+    gd.__firstDraw = true;
+    const id = gd.closest('[id]').id;
+    const seen = () => {
+      if (!window.__firstDraws.includes(id) && gd._fullData && gd._fullData.some(
+            t => (t.x && t.x.length) || (t.z && t.z.length))) {
+        window.__firstDraws.push(id);
+      }
+    };
+    gd.on('plotly_afterplot', seen);
+    seen();
+  });
+  requestAnimationFrame(watch);
+})();
+"""
+
+
+def test_the_flat_plots_of_an_answer_paint_before_its_3d_scene(browser, live_server):
+    """Without a GPU a 3-D scene takes ~0.6 s to draw; drawn in the same task as the flat
+    plots of its answer, none of them painted before it was done (assets/app.js moves the
+    scene's drawing after the next frame). On a first load of the single-neuron view, every
+    flat plot has drawn its data before the scene."""
+    view = BY_KEY["single-neuron"]
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    try:
+        context.add_init_script(FIRST_DRAWS)
+        page = context.new_page()
+        page.goto(live_server + view.path)
+        wait_for_graphs(page, view)
+        order = page.evaluate("window.__firstDraws")
+        scene = f"{view.key}-graph-surface"
+        flat = [
+            f"{view.key}-graph-{panel.graph}" for panel in view.panels if panel.graph != "surface"
+        ]
+        assert sorted(order) == sorted([scene, *flat]), order
+        assert order[-1] == scene, order
+    finally:
+        context.close()
