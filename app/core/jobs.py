@@ -374,20 +374,26 @@ class Jobs:
     ) -> Follow | Refusal:
         """Follow the computation of these controls' result, starting it unless one is on
         its way (another page's, which this page then shares). ``previous``: the page's
-        earlier ticket, released first (the page moved on)."""
+        earlier ticket, released (the page moved on) — before, if it followed another setting
+        (its job must not count against this page's fair share), else after the new ticket
+        follows (a job nobody follows for a moment may be stopped)."""
         earlier = Follow.parse(previous)
         try:
-            if earlier is not None:
-                self.release(earlier.ticket, earlier.setting, "moved on")
             setting = self.setting(view, controls)
-            # (counting the jobs and adding one must not interleave with another page's)
-            with self.store.exclusive("submit"):
-                # the record may change between reading and replacing it (a job ending writes
-                # it last): then read it again
-                for _ in range(SUBMIT_ATTEMPTS):
-                    started = self._start_or_follow(view, controls, asked, client, setting)
-                    if started is not None:
-                        return started
+            if earlier is not None and earlier.setting != setting:
+                self.release(earlier.ticket, earlier.setting, "moved on")
+            try:
+                # (counting the jobs and adding one must not interleave with another page's)
+                with self.store.exclusive("submit"):
+                    # the record may change between reading and replacing it (a job ending
+                    # writes it last): then read it again
+                    for _ in range(SUBMIT_ATTEMPTS):
+                        started = self._start_or_follow(view, controls, asked, client, setting)
+                        if started is not None:
+                            return started
+            finally:
+                if earlier is not None and earlier.setting == setting:
+                    self.release(earlier.ticket, earlier.setting, "moved on")
         except StoreError as error:
             log.warning("no background job for %s: %s", view.key, error)
             return Refusal(STORE_DOWN)
@@ -411,10 +417,17 @@ class Jobs:
         record = self._new_record(view, controls, asked, client, setting)
         if not self._replace(current, record):
             return None
+        # the page follows before the job is queued: a worker that takes it up at once must
+        # find a page following it (else it stops it as nobody's)
+        follow = self._follow(setting, asked, client)
         if self.runner is not None:
-            self.runner.enqueue(record)
+            try:
+                self.runner.enqueue(record)
+            except Exception:
+                self.release(follow.ticket, setting)
+                raise
         log.info("job %s queued for %s (%s)", record.attempt, setting, client)
-        return self._follow(setting, asked, client)
+        return follow
 
     def _new_record(
         self, view: View, controls: Any, asked: list, client: str, setting: str

@@ -98,6 +98,53 @@ def test_two_pages_opening_the_same_map_at_once_share_one_computation(recorded, 
     assert recorded.status(follows[1]).state == "waiting"  # the others still follow it
 
 
+class _WatchersAtEnqueue:
+    """A runner that only notes, as each job is queued, how many pages follow it."""
+
+    def __init__(self, store) -> None:
+        self.store, self.seen = store, []
+
+    def enqueue(self, record: JobRecord) -> None:
+        self.seen.append(len(self.store.members(jobs.watchers_key(record.setting))))
+
+    def wake(self) -> None:
+        pass
+
+
+def test_a_new_job_is_followed_before_it_is_queued(store):
+    """A worker may take a job up the moment it is queued, and it stops a job that no page
+    follows: the page's ticket must follow it already."""
+    runner = _WatchersAtEnqueue(store)
+    service = Jobs(store, runner=runner, limits=JobLimits(queue=4, per_client=1))
+    assert Follow.parse(_ask(service).job) is not None
+    assert runner.seen == [1]
+
+
+class _CountsWatchers(FolderJobStore):
+    """A job store that notes how many tickets follow a setting after each leave."""
+
+    def __init__(self, folder) -> None:
+        super().__init__(folder)
+        self.after_leave = []
+
+    def leave(self, key, member):
+        super().leave(key, member)
+        self.after_leave.append(len(self.members(key)))
+
+
+def test_asking_again_for_the_same_setting_never_leaves_its_job_unfollowed(tmp_path):
+    """The page's gate asks again for the values it follows (a theme, a plot scrolled into
+    view): the new ticket follows before the old one goes, so a worker never finds the job
+    without a page (it would stop it)."""
+    store = _CountsWatchers(tmp_path / "jobs")
+    service = Jobs(store, runner=None, limits=JobLimits(queue=4, per_client=1))
+    first = _ask(service)
+    second = _ask(service, job=first.job)
+    assert Follow.parse(second.job).ticket != Follow.parse(first.job).ticket
+    assert store.after_leave == [1]  # the old ticket left; the new one still follows
+    assert service.status(Follow.parse(second.job)).state == "waiting"
+
+
 def test_a_poll_that_arrives_after_cancel_does_not_follow_the_job_again(recorded, store):
     """The page's poll may leave just before its Cancel and reach the server just after: it
     must not take the ticket up again (the computation would go on), and its answer hides the
