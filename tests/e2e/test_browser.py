@@ -8,6 +8,7 @@ import dataclasses
 import io
 import json
 import math
+import time
 from urllib.parse import parse_qs, urlparse
 
 import numpy as np
@@ -81,6 +82,9 @@ def query(page) -> dict[str, str]:
     return {k: v[0] for k, v in parse_qs(urlparse(page.url).query).items()}
 
 
+JOB_RUNNING = "id => { const bar = document.getElementById(id); return !!bar && !bar.hidden; }"
+
+
 def wait_for_no_job(page, view, timeout_ms: int = 60_000) -> None:
     """Until no background job of the view is running (its progress bar is hidden)."""
     page.wait_for_function(
@@ -145,9 +149,15 @@ def _moved_and_changed(page, view, spec) -> bool:
             break
     else:
         raise AssertionError(f"{spec.name}: the link did not change")
-    for _ in range(20):
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
         if signature(page, view) != before:
             return True
+        if page.evaluate(JOB_RUNNING, f"{view.key}-job-bar"):
+            # this move started a background job (a busy machine makes it longer than the
+            # window): its plots come when it ends
+            wait_for_no_job(page, view)
+            deadline = max(deadline, time.monotonic() + 2)
         page.wait_for_timeout(250)
     return False
 
