@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable
 
 from dash import Dash, Input, Output, State, dcc, html
-from flask import Response, g, jsonify, request
+from flask import Response, jsonify
 from werkzeug.exceptions import HTTPException
 
 from solvers.networks import compile_training_loop, prepare_fit
@@ -21,7 +21,7 @@ from .config import MAX_REQUEST_BYTES, Settings
 from .core.jobs import Jobs
 from .core.page import Page
 from .core.state import EMBED, query_pairs
-from .fair import ClientRate, ClientSlots, RateLimitedLog, RequestGate, client_of, page_of
+from .fair import ClientRate, ClientSlots, RateLimitedLog, RequestGate, gate_requests
 from .job_runner import jobs_for
 from .memory import keep_freed_memory
 from .ui import components
@@ -30,9 +30,6 @@ from .views import BY_KEY, MAPS, PAPERS, VIEWS
 __all__ = ["create_app"]
 
 log = logging.getLogger(__name__)
-#: callback requests a page may have in progress at once (an update, a poll) before its rate
-#: counts
-CONCURRENT_REQUESTS = 2
 #: malformed requests are logged, but a flood of them writes a few lines a minute
 refusals = RateLimitedLog(log, per_minute=10)
 
@@ -87,8 +84,15 @@ def create_app(settings: Settings | None = None, **dash_options) -> Dash:
     embed.install(app, settings)  # /embed.js, the lessons, the origins that may drive embeds
     _add_security_headers(app, settings)
     _refuse_malformed_requests(app)
+    # a client past its rate is refused before Flask sees the request (app/fair.py); a page
+    # resends a request refused so after the Retry-After it names (assets/app.js)
     rate = ClientRate(settings.requests_per_second, 2 * settings.requests_per_second)
-    _limit_request_rates(app, RequestGate(CONCURRENT_REQUESTS, rate))
+    app.server.wsgi_app = gate_requests(
+        app.server.wsgi_app,
+        app.config.routes_pathname_prefix + "_dash-update-component",
+        RequestGate(rate),
+        MAX_REQUEST_BYTES,
+    )
     _register_component_bundles(app)
     return app
 
@@ -231,31 +235,6 @@ def _assets_folder():
     from pathlib import Path
 
     return Path(__file__).resolve().parent.parent / "assets"
-
-
-def _limit_request_rates(app: Dash, gate: RequestGate) -> None:
-    """A client with more callback requests in progress at once than a page has, that also
-    sends them faster than its rate allows (a script, a flood), is refused at once, before any
-    work (429), so that its flood costs the others little (:class:`app.fair.RequestGate`)."""
-    path = app.config.routes_pathname_prefix + "_dash-update-component"
-
-    @app.server.before_request
-    def limit():
-        if request.method != "POST" or request.path != path:
-            return None
-        client = client_of(page_of(request.get_json(silent=True)), request.remote_addr)
-        g.lazy_rich_client = client
-        if gate.enter(client):
-            return None
-        response = jsonify({"error": "too many requests"})
-        response.status_code, response.headers["Retry-After"] = 429, "1"
-        return response
-
-    @app.server.teardown_request
-    def done(error=None):
-        client = g.pop("lazy_rich_client", None)
-        if client is not None:
-            gate.leave(client)
 
 
 def _refuse_malformed_requests(app: Dash) -> None:

@@ -1226,10 +1226,15 @@
    * connection — before the answer or halfway through it — and Dash would leave the plots
    * stale. Callbacks are pure functions of their inputs, so resending is safe: a callback
    * request whose answer does not arrive whole, or that gets a 502/503/504 from a proxy, is
-   * sent again — twice at most, after a short pause. */
+   * sent again — twice at most, after a short pause. One refused as too many (429: the page
+   * outran its rate, app/fair.py) is sent again after the pause its Retry-After names. */
   var plainFetch = window.fetch.bind(window);
   var RETRIES = 2;
   function pause(ms) { return new Promise(function (done) { setTimeout(done, ms); }); }
+  function retryAfterMs(response) {
+    var seconds = parseFloat(response.headers.get("Retry-After"));
+    return isFinite(seconds) && seconds >= 0 ? Math.min(seconds, 10) * 1000 : 1000;
+  }
   window.fetch = function (resource, init) {
     if (typeof resource !== "string" || resource.indexOf("_dash-update-component") === -1) {
       return plainFetch(resource, init);
@@ -1239,6 +1244,10 @@
       return plainFetch(resource, init).then(function (response) {
         if ([502, 503, 504].indexOf(response.status) !== -1 && attempt < RETRIES) {
           return retry();
+        }
+        if (response.status === 429 && attempt < RETRIES) {
+          attempt += 1;
+          return pause(retryAfterMs(response)).then(send);
         }
         // read the whole body here, so that a connection lost halfway is retried too
         return response.text().then(function (body) {

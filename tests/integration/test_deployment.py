@@ -1,6 +1,7 @@
 """Serving concerns in-process: security headers, the health check, path prefixes, request
 size limits and debug mode. (The same against the real gunicorn server: tests/e2e.)"""
 
+import io
 import json
 
 import pytest
@@ -79,6 +80,17 @@ def test_health_check_is_cheap_json(client):
 def test_oversized_request_bodies_are_refused_before_parsing(client):
     body = b'{"output": "' + b"x" * (2 << 20) + b'"}'
     response = client.post("/_dash-update-component", data=body, content_type="application/json")
+    assert response.status_code == 413
+
+
+def test_an_oversized_body_of_unstated_length_is_refused(client):
+    """A body sent in chunks states no length: it is read up to the bound, then refused."""
+    body = b'{"output": "' + b"x" * (2 << 20) + b'"}'
+    response = client.post(
+        "/_dash-update-component",
+        input_stream=io.BytesIO(body),
+        headers={"Content-Type": "application/json", "Transfer-Encoding": "chunked"},
+    )
     assert response.status_code == 413
 
 

@@ -221,20 +221,22 @@ def test_fair_use_bounds_each_page_and_the_queue(store):
 
 
 def test_a_client_flooding_requests_is_refused_and_a_page_never():
-    """Past what a page has in progress (an update and a poll), a client's requests are
-    admitted only within its rate; a page's own pace, another client and a class behind one
-    address (no page id) are never refused."""
-    gate = RequestGate(concurrent=2, rate=ClientRate(per_second=0.001, burst=3))
-    greedy, student = "f" * 16, "1" * 16
-    assert gate.enter(greedy) and gate.enter(greedy)  # a page's update and poll
-    admitted = [gate.enter(greedy) for _ in range(6)]  # a script's flood on more connections
-    assert admitted == [True] * 3 + [False] * 3  # its burst, then refused
-    assert gate.enter(student) and gate.enter(student)
-    for _ in range(8):
-        gate.leave(greedy)
-    assert gate.enter(greedy)  # one at a time again: admitted however fast
-    address = client_of(None, "10.0.0.1")
-    assert all(gate.enter(address) for _ in range(20))
+    """A client sending faster than its rate is refused, even one request at a time (a flood
+    answered quickly seldom has two in progress); a page's own pace, another client and a
+    class behind one address (no page id) are never refused."""
+    gate = RequestGate(rate=ClientRate(per_second=20.0, burst=5))
+    greedy, student, address = "f" * 16, "1" * 16, client_of(None, "10.0.0.1")
+    admitted = [gate.enter(greedy) for _ in range(8)]  # one after another, as fast as it can
+    assert admitted == [True] * 5 + [False] * 3  # its burst, then refused
+    assert gate.enter(student)  # another page is not charged for it
+    assert all(gate.enter(address) for _ in range(50))
+    time.sleep(0.12)  # a page's pace: under its rate, admitted every time
+    paced = []
+    for _ in range(6):
+        paced.append(gate.enter(student))
+        time.sleep(0.06)
+    assert all(paced)
+    assert gate.enter(greedy)  # the greedy client earned a request back meanwhile
 
 
 def test_a_slot_held_by_a_process_that_died_is_free_again():
