@@ -693,3 +693,46 @@ def test_the_flat_plots_of_an_answer_paint_before_its_3d_scene(browser, live_ser
         assert order[-1] == scene, order
     finally:
         context.close()
+
+
+#: counts the page's WebGL read-backs (readPixels), before any script of the page runs
+READ_BACKS = """
+window.__readBacks = 0;
+for (const kind of [window.WebGLRenderingContext, window.WebGL2RenderingContext]) {
+  if (!kind) { continue; }
+  const read = kind.prototype.readPixels;
+  kind.prototype.readPixels = function () {
+    window.__readBacks += 1;
+    return read.apply(this, arguments);
+  };
+}
+"""
+
+
+def test_a_3d_scene_reads_its_picking_back_only_when_the_pointer_asks(browser, live_server):
+    """Without a GPU, reading a scene's picking buffer back waits for the software renderer
+    (a third of a slider step on /single-neuron): the page's plotly.js draws and reads it on
+    the first hover after a change, not after every draw (docs/tools/plotly-bundle/build.js).
+    Slider steps read nothing back; a pointer over the scene then does, and hover works."""
+    view = BY_KEY["single-neuron"]
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    try:
+        context.add_init_script(READ_BACKS)
+        page = context.new_page()
+        page.goto(live_server + view.path)
+        wait_for_graphs(page, view)
+        page.wait_for_timeout(500)
+        page.evaluate("window.__readBacks = 0")
+        for _ in range(3):
+            before = signature(page, view)
+            move(page, view, view.spec.by_name["delta"])
+            wait_for_change(page, view, before, "a step of δ")
+            page.wait_for_timeout(300)
+        assert page.evaluate("window.__readBacks") == 0
+        box = page.locator(f"#{view.key}-graph-surface canvas").first.bounding_box()
+        for fraction in (0.4, 0.5, 0.6):
+            page.mouse.move(box["x"] + fraction * box["width"], box["y"] + 0.5 * box["height"])
+            page.wait_for_timeout(200)
+        assert page.evaluate("window.__readBacks") >= 1
+    finally:
+        context.close()

@@ -10,7 +10,49 @@ const path = require('path');
 const esbuild = require('esbuild');
 const { environmentPlugin } = require('esbuild-plugin-environment');
 const { glsl } = require('esbuild-plugin-glsl');
+const fs = require('fs');
 const InlineCSSPlugin = require('esbuild-plugin-inline-css');
+
+/* A 3-D scene's picking (what hover reads) is drawn and read back on the first hover after a
+ * change, not after every draw. plotly.js draws the scene a second time into a picking buffer
+ * after each change and reads it back a millisecond later (gl-plot3d's redraw, gl-select-
+ * static's end): without a GPU that read waits for the software renderer, some 0.3-0.7 s of
+ * every slider step on /single-neuron, for a hover that mostly never comes. Each edit is an
+ * exact text of plotly.js 4.1.1; the build fails if one is not found (a new plotly.js). */
+const LAZY_PICKING = [
+  [ // gl-plot3d: no picking draw at the end of a redraw...
+    '    //If state changed, then redraw pick buffers\n    if(pickDirty) {\n      pickDirty = false\n      renderPick()\n    }\n',
+    '    // (picking is drawn when the pointer asks for it: the mouse listener)\n'
+  ],
+  [ // ...but when the pointer asks
+    '        scene._mouseRotating = false\n\n        for(var i=0; i<numPick; ++i) {',
+    '        scene._mouseRotating = false\n\n        if(pickDirty) {\n          pickDirty = false\n          renderPick()\n        }\n\n        for(var i=0; i<numPick; ++i) {'
+  ],
+  [ // gl-select-static: a drawn picking buffer is read back when queried, not 1 ms later
+    '  gl.bindFramebuffer(gl.FRAMEBUFFER, null)\n  if(!this._readTimeout) {\n    clearTimeout(this._readTimeout)\n  }\n  this._readTimeout = setTimeout(this._readCallback, 1)\n}',
+    '  gl.bindFramebuffer(gl.FRAMEBUFFER, null)\n  this._unread = true\n}'
+  ],
+  [
+    '  var shape = this.fbo.shape.slice()\n\n  x = x|0\n  y = y|0\n',
+    '  if(this._unread) {\n    this._unread = false\n    this._readCallback()\n  }\n  var shape = this.fbo.shape.slice()\n\n  x = x|0\n  y = y|0\n'
+  ]
+];
+
+const lazyPicking = {
+  name: 'lazy-picking',
+  setup(build) {
+    build.onLoad({ filter: /plotly\.js[\\/]stackgl_modules[\\/]index\.js$/ }, (args) => {
+      let source = fs.readFileSync(args.path, 'utf8');
+      for (const [before, after] of LAZY_PICKING) {
+        if (source.split(before).length !== 2) {
+          throw new Error('lazy picking: an edit does not match ' + args.path + ': ' + before);
+        }
+        source = source.replace(before, after);
+      }
+      return { contents: source, loader: 'js' };
+    });
+  }
+};
 
 esbuild.build({
   entryPoints: [path.join(__dirname, 'entry.js')],
@@ -19,7 +61,7 @@ esbuild.build({
   bundle: true,
   minify: true,
   legalComments: 'eof',
-  plugins: [InlineCSSPlugin(), glsl({ minify: true }), environmentPlugin({ NODE_DEBUG: false })],
+  plugins: [lazyPicking, InlineCSSPlugin(), glsl({ minify: true }), environmentPlugin({ NODE_DEBUG: false })],
   alias: { regl: '@plotly/regl', stream: 'stream-browserify' },
   define: { global: 'window', 'define.amd': 'false' },
   target: 'es2016',
