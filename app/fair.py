@@ -153,7 +153,8 @@ def page_of(body: Any) -> Any:
     """The page store a callback request carries (``{key}-page``'s data), if any."""
     if not isinstance(body, dict):
         return None
-    for entry in body.get("state") or []:
+    state = body.get("state")
+    for entry in state if isinstance(state, list) else ():
         if (
             isinstance(entry, dict)
             and isinstance(entry.get("id"), str)

@@ -54,8 +54,28 @@ if [ "${ALL_TESTS:-${REQUIRE_ALL:-0}}" = "1" ]; then
   selection=()
 fi
 # Two processes share the tests (pytest-xdist; one per core); the ten slowest are listed last.
+# Tests marked "alone" compare latencies with a quiet baseline: they run afterwards, by
+# themselves (another test's load would fall on one of their phases and not the other).
+# (A "-m" among the arguments chooses alone, in one run.)
+if [ ${#selection[@]} -eq 0 ]; then
+  shared=(-m "not alone") alone=(-m "alone")
+else
+  shared=(-m "not slow and not alone") alone=(-m "alone and not slow")
+fi
+for argument in "$@"; do
+  if [ "$argument" = "-m" ]; then shared=() alone=(); fi
+done
 status=0
 "$venv/bin/python" -m pytest -n "${TEST_PROCESSES:-auto}" --dist worksteal --durations=10 \
-  "${selection[@]}" "$@" || status=$?
+  "${shared[@]}" "$@" || status=$?
+alone_status=5
+if [ ${#alone[@]} -gt 0 ]; then
+  alone_status=0
+  "$venv/bin/python" -m pytest "${alone[@]}" "$@" || alone_status=$?
+fi
+# (5: no test of the selection is marked "alone")
+if [ $alone_status -ne 0 ] && [ $alone_status -ne 5 ] && [ $status -eq 0 ]; then
+  status=$alone_status
+fi
 echo "tests/run.sh took $((SECONDS - started)) s in all"
 exit $status
