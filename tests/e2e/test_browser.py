@@ -94,10 +94,10 @@ def wait_for_no_job(page, view, timeout_ms: int = 60_000) -> None:
     )
 
 
-def wait_for_change(page, view, before: str, what: str) -> None:
-    deadline = 60
-    for _ in range(deadline):
-        page.wait_for_timeout(250)
+def wait_for_change(page, view, before: str, what: str, seconds: float = 15.0) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        page.wait_for_timeout(60)
         if signature(page, view) != before:
             return
     raise AssertionError(f"the plots did not change after {what}")
@@ -135,30 +135,44 @@ def test_view_loads_without_console_errors(page, live_server, view):
     screenshot(page, view.key)
 
 
-@pytest.mark.slow
+#: whether Dash has callbacks on their way (requested, running or being applied)
+CALLBACKS_PENDING = """() => {
+    const state = window.store ? window.store.getState().callbacks || {} : {};
+    return Object.entries(state).some(([kind, list]) =>
+        Array.isArray(list) && list.length && !['stored', 'completed'].includes(kind));
+}"""
+#: seconds a settled page (its answer in, no callback on its way, no job) is given to draw
+DRAW_GRACE = 1.5
+
+
 def _moved_and_changed(page, view, spec) -> bool:
-    """Moves one control: the link must follow; whether the plots changed."""
+    """Moves one control: the link must follow; whether the plots changed. The plots have
+    until the page has settled — the link shows the move (the answer is in), no callback is
+    on its way, no background job runs — and :data:`DRAW_GRACE` after."""
     # a change of the map before may have started a background job; a display switch
     # (labels) waits for it, so the plots would not change within the window below
     wait_for_no_job(page, view)
     before, link_before = signature(page, view), query(page)
     move(page, view, spec)
-    for _ in range(40):
-        page.wait_for_timeout(250)
-        if query(page).get(spec.name) != link_before.get(spec.name):
-            break
-    else:
-        raise AssertionError(f"{spec.name}: the link did not change")
-    deadline = time.monotonic() + 5
-    while time.monotonic() < deadline:
+    page.wait_for_function(
+        "([name, old]) => new URLSearchParams(location.search).get(name) !== old",
+        arg=[spec.name, link_before.get(spec.name)],
+        timeout=10_000,
+    )
+    settled_at, deadline = None, time.monotonic() + 30
+    while settled_at is None or time.monotonic() < settled_at + DRAW_GRACE:
         if signature(page, view) != before:
             return True
         if page.evaluate(JOB_RUNNING, f"{view.key}-job-bar"):
             # this move started a background job (a busy machine makes it longer than the
             # window): its plots come when it ends
             wait_for_no_job(page, view)
-            deadline = max(deadline, time.monotonic() + 2)
-        page.wait_for_timeout(250)
+            settled_at = None
+        elif settled_at is None and not page.evaluate(CALLBACKS_PENDING):
+            settled_at = time.monotonic()
+        if settled_at is None and time.monotonic() > deadline:
+            raise AssertionError(f"{spec.name}: the page did not settle in 30 s")
+        page.wait_for_timeout(60)
     return False
 
 
@@ -328,11 +342,12 @@ def test_preset_loads_with_its_caption(page, live_server, view):
         timeout=TIMEOUT,
     )
     expected = view.spec.with_overrides(preset.values)
-    for _ in range(40):
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
         shown = view.parse_link(urlparse(page.url).query).controls
         if shown == expected:
             break
-        page.wait_for_timeout(250)
+        page.wait_for_timeout(60)
     assert shown == expected
     wait_for_change(page, view, before, f"preset {preset.name!r}")
 

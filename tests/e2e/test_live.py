@@ -3,6 +3,8 @@ controls, readable contrast and the dark theme — in headless Chromium against 
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from app.views import BY_KEY, VIEWS
@@ -412,10 +414,11 @@ def _same_as_a_fresh_page(page, view) -> None:
         expected = signature(fresh, view)
     finally:
         fresh.close()
-    for _ in range(40):
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
         if signature(page, view) == expected:
             return
-        page.wait_for_timeout(250)
+        page.wait_for_timeout(60)
     raise AssertionError("the plots are not those of the link")
 
 
