@@ -713,10 +713,10 @@ for (const kind of [window.WebGLRenderingContext, window.WebGL2RenderingContext]
 
 
 def test_a_3d_scene_reads_its_picking_back_only_when_the_pointer_asks(browser, live_server):
-    """Without a GPU, reading a scene's picking buffer back waits for the software renderer
-    (a third of a slider step on /single-neuron): the page's plotly.js draws and reads it on
-    the first hover after a change, not after every draw (docs/tools/plotly-bundle/build.js).
-    Slider steps read nothing back; a pointer over the scene then does, and hover works."""
+    """Without a GPU, reading a scene's picking buffer back waits for the software renderer:
+    the page's plotly.js reads it on the first hover after a change, not after every draw
+    (docs/tools/plotly-bundle/build.js). Slider steps read nothing back; a pointer over the
+    scene then does."""
     view = BY_KEY["single-neuron"]
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     try:

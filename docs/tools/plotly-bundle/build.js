@@ -13,21 +13,14 @@ const { glsl } = require('esbuild-plugin-glsl');
 const fs = require('fs');
 const InlineCSSPlugin = require('esbuild-plugin-inline-css');
 
-/* A 3-D scene's picking (what hover reads) is drawn and read back on the first hover after a
+/* A 3-D scene's picking buffer (what hover reads) is read back on the first hover after a
  * change, not after every draw. plotly.js draws the scene a second time into a picking buffer
- * after each change and reads it back a millisecond later (gl-plot3d's redraw, gl-select-
- * static's end): without a GPU that read waits for the software renderer, some 0.3-0.7 s of
- * every slider step on /single-neuron, for a hover that mostly never comes. Each edit is an
- * exact text of plotly.js 4.1.1; the build fails if one is not found (a new plotly.js). */
+ * after each change and reads it back a millisecond later (gl-select-static's end): without a
+ * GPU that read waits for the software renderer, on every slider step of /single-neuron, for
+ * a hover that mostly never comes. (Drawing the picking buffer itself on hover, too, left the
+ * scene's axis labels broken after a hover.) Each edit is an exact text of plotly.js 4.1.1;
+ * the build fails if one is not found (a new plotly.js). */
 const LAZY_PICKING = [
-  [ // gl-plot3d: no picking draw at the end of a redraw...
-    '    //If state changed, then redraw pick buffers\n    if(pickDirty) {\n      pickDirty = false\n      renderPick()\n    }\n',
-    '    // (picking is drawn when the pointer asks for it: the mouse listener)\n'
-  ],
-  [ // ...but when the pointer asks
-    '        scene._mouseRotating = false\n\n        for(var i=0; i<numPick; ++i) {',
-    '        scene._mouseRotating = false\n\n        if(pickDirty) {\n          pickDirty = false\n          renderPick()\n        }\n\n        for(var i=0; i<numPick; ++i) {'
-  ],
   [ // gl-select-static: a drawn picking buffer is read back when queried, not 1 ms later
     '  gl.bindFramebuffer(gl.FRAMEBUFFER, null)\n  if(!this._readTimeout) {\n    clearTimeout(this._readTimeout)\n  }\n  this._readTimeout = setTimeout(this._readCallback, 1)\n}',
     '  gl.bindFramebuffer(gl.FRAMEBUFFER, null)\n  this._unread = true\n}'
