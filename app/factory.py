@@ -86,7 +86,7 @@ def create_app(settings: Settings | None = None, **dash_options) -> Dash:
     _refuse_malformed_requests(app)
     # a client past its rate is refused before Flask sees the request (app/fair.py); a page
     # resends a request refused so after the Retry-After it names (assets/app.js)
-    rate = ClientRate(settings.requests_per_second, 2 * settings.requests_per_second)
+    rate = ClientRate(settings.requests_per_second, 4 * settings.requests_per_second)
     app.server.wsgi_app = gate_requests(
         app.server.wsgi_app,
         app.config.routes_pathname_prefix + "_dash-update-component",

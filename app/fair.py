@@ -106,9 +106,8 @@ class ClientSlots:
 class ClientRate:
     """How many callback requests a second each client may send: a token bucket per hash
     bucket of clients, in memory shared by every process forked from the one that made it.
-    A page sends at most one update per view in flight and a poll twice a second — a few
-    dozen a second at the most; past ``per_second`` (after a burst of ``burst``) a client's
-    requests are refused at once, before any work."""
+    Past ``per_second`` (after a burst of ``burst``) a client's requests are refused at once,
+    before any work."""
 
     def __init__(self, per_second: float, burst: float, buckets: int = 4096) -> None:
         self.per_second, self.burst = per_second, burst
@@ -134,10 +133,10 @@ class ClientRate:
 
 class RequestGate:
     """Whether a client's callback request may go on: within its ``rate``, always. A page
-    sends one update at a time, each after the last one's answer, and a poll twice a second —
-    under twenty a second while a slider is dragged, a few dozen at the most; a script that
-    sends faster (on any number of connections) is refused at once, before any work, which
-    costs the server a fraction of what even a refused update costs. (Counting a client's
+    sends one update at a time, each after the last one's answer — up to one a frame while a
+    slider is dragged over a quick view — and a poll twice a second; a script that sends
+    faster (on any number of connections) is refused at once, before any work, which costs
+    the server a fraction of what even a refused update costs. (Counting a client's
     requests in progress instead misses a flood whose requests are answered quickly: they
     seldom overlap.) A client known only by its address always may: a class behind one
     address must not share one budget."""

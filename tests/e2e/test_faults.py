@@ -92,7 +92,7 @@ def test_the_page_recovers_when_the_worker_answering_it_dies_twice(browser, tmp_
 
 
 def test_a_page_that_outruns_its_rate_resends_after_the_wait_it_is_told(browser, tmp_path):
-    """A server that admits one callback request a second per page (a burst of two): moving
+    """A server that admits one callback request a second per page (a burst of four): moving
     a slider several times at once is refused with 429, which the page resends after the
     Retry-After it names (assets/app.js), and the plots follow the last move."""
     view = BY_KEY["single-neuron"]
