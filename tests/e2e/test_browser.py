@@ -141,14 +141,17 @@ CALLBACKS_PENDING = """() => {
     return Object.entries(state).some(([kind, list]) =>
         Array.isArray(list) && list.length && !['stored', 'completed'].includes(kind));
 }"""
-#: seconds a settled page (its answer in, no callback on its way, no job) is given to draw
-DRAW_GRACE = 1.5
+#: seconds a settled page (its answer in, no callback on its way, no job) is given to draw;
+#: after a background job, longer: the page asks again for the job's result through a chain
+#: (the job's end, the gate, the update) with moments where no callback is on its way
+DRAW_GRACE, AFTER_JOB_GRACE = 2.5, 6.0
 
 
 def _moved_and_changed(page, view, spec) -> bool:
     """Moves one control: the link must follow; whether the plots changed. The plots have
     until the page has settled — the link shows the move (the answer is in), no callback is
-    on its way, no background job runs — and :data:`DRAW_GRACE` after."""
+    on its way, no background job runs — and :data:`DRAW_GRACE` after (:data:`AFTER_JOB_GRACE`
+    once a job this move started has ended)."""
     # a change of the map before may have started a background job; a display switch
     # (labels) waits for it, so the plots would not change within the window below
     wait_for_no_job(page, view)
@@ -159,15 +162,15 @@ def _moved_and_changed(page, view, spec) -> bool:
         arg=[spec.name, link_before.get(spec.name)],
         timeout=10_000,
     )
-    settled_at, deadline = None, time.monotonic() + 30
-    while settled_at is None or time.monotonic() < settled_at + DRAW_GRACE:
+    settled_at, deadline, grace = None, time.monotonic() + 30, DRAW_GRACE
+    while settled_at is None or time.monotonic() < settled_at + grace:
         if signature(page, view) != before:
             return True
         if page.evaluate(JOB_RUNNING, f"{view.key}-job-bar"):
             # this move started a background job (a busy machine makes it longer than the
             # window): its plots come when it ends
             wait_for_no_job(page, view)
-            settled_at = None
+            settled_at, deadline, grace = None, time.monotonic() + 30, AFTER_JOB_GRACE
         elif settled_at is None and not page.evaluate(CALLBACKS_PENDING):
             settled_at = time.monotonic()
         if settled_at is None and time.monotonic() > deadline:
