@@ -1230,6 +1230,7 @@
    * outran its rate, app/fair.py) is sent again after the pause its Retry-After names. */
   var plainFetch = window.fetch.bind(window);
   var RETRIES = 2;
+  var REFUSALS = 10;  // a page over its rate waits its turn, up to ten pauses
   function pause(ms) { return new Promise(function (done) { setTimeout(done, ms); }); }
   function retryAfterMs(response) {
     var seconds = parseFloat(response.headers.get("Retry-After"));
@@ -1239,14 +1240,14 @@
     if (typeof resource !== "string" || resource.indexOf("_dash-update-component") === -1) {
       return plainFetch(resource, init);
     }
-    var attempt = 0;
+    var attempt = 0, refusals = 0;
     function send() {
       return plainFetch(resource, init).then(function (response) {
         if ([502, 503, 504].indexOf(response.status) !== -1 && attempt < RETRIES) {
           return retry();
         }
-        if (response.status === 429 && attempt < RETRIES) {
-          attempt += 1;
+        if (response.status === 429 && refusals < REFUSALS) {  // (not a failure: wait and resend)
+          refusals += 1;
           return pause(retryAfterMs(response)).then(send);
         }
         // read the whole body here, so that a connection lost halfway is retried too
