@@ -21,6 +21,12 @@ CHROMIUM_ARGS = [
     "--disable-background-networking",
     "--disable-component-update",
     "--disable-sync",
+    # Headless Chromium still builds its own window's address-bar pop-up (a WebUI page of its
+    # own in a second renderer) for every new window: ~1 s of CPU per context, ~30 % of what a
+    # page load of ours costs the machine (measured by a trace, 2026-11-28). No page of ours
+    # sees it; the tests and the browser benchmarks are CPU-bound on two cores.
+    "--disable-features=PreloadTopChromeWebUI,PrewarmWebUIContents,WebUIOmniboxPopup,"
+    "WebUIOmniboxAimPopup,WebUIOmniboxFullPopup,WebUIReloadButtonPrewarmWebUI",
 ]
 #: browser console messages that are not errors of ours (GPU-less rendering notes)
 BENIGN = ("GPU stall", "willReadFrequently", "WebGL", "GL Driver")

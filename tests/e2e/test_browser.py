@@ -441,14 +441,18 @@ def _flatten(table: dict) -> dict[str, np.ndarray]:
 
 
 @pytest.mark.parametrize("view", VIEWS, ids=VIEW_IDS)
-@pytest.mark.parametrize("kind", ["csv", "json"])
-def test_download_matches_the_solver(page, live_server, view, kind):
+def test_download_matches_the_solver(page, live_server, view):
+    """Both files of one page (a page load costs the machine more than a download)."""
     open_view(page, live_server, view)
-    with page.expect_download(timeout=TIMEOUT) as info:
-        page.locator(f"#{view.key}-download-{kind}").click()
-    download = info.value
-    assert download.suggested_filename == f"{view.key}.{kind}"
-    text = open(download.path(), encoding="utf-8").read()
+    for kind in ("csv", "json"):
+        with page.expect_download(timeout=TIMEOUT) as info:
+            page.locator(f"#{view.key}-download-{kind}").click()
+        download = info.value
+        assert download.suggested_filename == f"{view.key}.{kind}"
+        _check_download(view, kind, open(download.path(), encoding="utf-8").read())
+
+
+def _check_download(view, kind: str, text: str) -> None:
     defaults = dataclasses.asdict(view.spec.defaults())  # the checks read values by name
     if kind == "csv":
         tables = _read_csv(text)
@@ -463,4 +467,4 @@ def test_download_matches_the_solver(page, live_server, view, kind):
     assert len(exact["t"]) > 10 and np.all(np.isfinite(exact["t"]))
     expected = EXPECTED[view.key](defaults, exact["t"])  # every view has one (test_registry)
     for name, values in expected.items():
-        assert np.allclose(exact[name], values, rtol=1e-12, atol=1e-14), name
+        assert np.allclose(exact[name], values, rtol=1e-12, atol=1e-14), f"{kind}: {name}"

@@ -350,6 +350,26 @@ def test_unset_frame_ancestors_let_any_page_embed_but_only_the_app_drive(live_se
     )
 
 
+def _record_messages(tab, figure) -> list[str]:
+    """What the figure hears from its parent and what its page sets, and the frames' console
+    lines, as they come (for the report of a failed wait)."""
+    heard: list[str] = []
+    tab.on("console", lambda message: heard.append(message.text[:300]))
+    figure.evaluate(
+        """() => {
+            window.addEventListener('message', e => console.log('figure heard',
+                JSON.stringify(e.data).slice(0, 200), 'from', e.origin,
+                e.source === window.parent ? '(its parent)' : '(not its parent)'));
+            const setProps = window.dash_clientside.set_props;
+            window.dash_clientside.set_props = function (id, props) {
+                console.log('figure set', id, JSON.stringify(props).slice(0, 100));
+                return setProps.apply(this, arguments);
+            };
+        }"""
+    )
+    return heard
+
+
 def test_a_lesson_in_a_course_page_sizes_itself_and_its_buttons_move_its_figures(sites, tab, width):
     course, _, app = sites
     lesson = app + "/lessons/balance-decides-lazy-or-rich"
@@ -363,15 +383,23 @@ def test_a_lesson_in_a_course_page_sizes_itself_and_its_buttons_move_its_figures
     fits(page, figure, "regimes")
     no_scrollbars(figure)
     assert figure.evaluate(SHOWN)["controls"] == [f"{KEY}-delta"]
+    heard = _record_messages(tab, figure)
     # a prompt: predict, then look — opening it sets δ = −5
     page.get_by_text("Look: δ = −5").click()
     # the prompt opened (else a failure below is the click's, not the message's)
     page.wait_for_function("() => document.querySelector('details[data-lazy-rich-set]').open")
-    figure.wait_for_function(
-        "() => document.querySelector('#single-neuron-delta [role=slider]')"
-        ".getAttribute('aria-valuenow') === '-5'",
-        timeout=WAIT_MS,
-    )
+    try:
+        figure.wait_for_function(
+            "() => document.querySelector('#single-neuron-delta [role=slider]')"
+            ".getAttribute('aria-valuenow') === '-5'",
+            timeout=WAIT_MS,
+        )
+    except Exception as error:  # (seen twice under load, not reproduced alone: say what came)
+        shown = figure.evaluate(
+            "() => [document.querySelector('#single-neuron-delta [role=slider]')"
+            ".getAttribute('aria-valuenow'), location.search]"
+        )
+        raise AssertionError(f"{error}\nslider, link: {shown}\nframes said: {heard}") from None
     page.wait_for_function(
         "() => document.querySelector('[data-lazy-rich-show=delta]').textContent === '−5'",
         timeout=WAIT_MS,
