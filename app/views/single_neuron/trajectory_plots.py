@@ -3,6 +3,7 @@ function space, and μ, φ, S(0, t) and the loss over time."""
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -19,12 +20,25 @@ if TYPE_CHECKING:
 SCENE_MARKERS = 80
 
 
+#: the 3-D box's half-widths are taken from this ladder (ten to a decade): a slider's step
+#: seldom changes them, and the scene then keeps its axes — plotly rebuilds a 3-D axis's
+#: tick labels (text traced into triangles) whenever its range changes
+BOX_STEPS_PER_DECADE = 10
+
+
+def _on_ladder(extent: float) -> float:
+    """The ladder's first value at or above ``extent``."""
+    rung = math.ceil(BOX_STEPS_PER_DECADE * math.log10(extent) - 1e-9)
+    return 10.0 ** (rung / BOX_STEPS_PER_DECADE)
+
+
 def _extents(run: Run) -> tuple[float, float]:
-    """Half-widths of the 3-D box: the path with a margin, at least 0.5."""
+    """Half-widths of the 3-D box: the path with a margin of a quarter (at least 0.5), up to
+    a quarter more to the ladder's next rung."""
     w, a = run.exact.w, run.exact.a
     extent_w = 1.25 * max(float(np.max(np.hypot(w[:, 0], w[:, 1]))), 0.5)
     extent_a = 1.25 * max(float(np.max(np.abs(a))), 0.5)
-    return extent_w, extent_a
+    return _on_ladder(extent_w), _on_ladder(extent_a)
 
 
 def _surface_traces(run: Run, extent_w: float, extent_a: float) -> list[dict]:

@@ -82,3 +82,23 @@ def test_messages_for_capped_and_diverging_descent_and_for_a_saddle_start():
     run = VIEW.compute(saddle)
     assert any("stable manifold" in n for n in VIEW.notes(saddle, run))
     assert dict(VIEW.facts(saddle, run))["converges to"] == "the saddle at the origin"
+
+
+def test_the_scene_box_holds_the_path_and_a_step_of_delta_seldom_moves_its_axes():
+    """The box has a quarter's margin around the path (a quarter more at most), and most
+    steps of δ keep its ranges (plotly rebuilds a 3-D axis's labels when they change)."""
+    ranges = []
+    for step in range(-10, 11):
+        chosen = controls(delta=0.1 * step)
+        run = VIEW.compute(chosen)
+        scene = plots.draw_surface(chosen, run)["layout"]["scene"]
+        half_w, half_a = scene["xaxis"]["range"][1], scene["zaxis"]["range"][1]
+        assert scene["yaxis"]["range"] == [-half_w, half_w]
+        assert scene["xaxis"]["range"][0] == -half_w and scene["zaxis"]["range"][0] == -half_a
+        path_w = max(float(np.max(np.hypot(run.exact.w[:, 0], run.exact.w[:, 1]))), 0.5)
+        path_a = max(float(np.max(np.abs(run.exact.a))), 0.5)
+        assert 1.25 * path_w <= half_w <= 1.25 * 1.26 * path_w
+        assert 1.25 * path_a <= half_a <= 1.25 * 1.26 * path_a
+        ranges.append((half_w, half_a))
+    moves = sum(a != b for a, b in zip(ranges, ranges[1:]))
+    assert moves <= 5, ranges
