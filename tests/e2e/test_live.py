@@ -712,12 +712,26 @@ for (const kind of [window.WebGLRenderingContext, window.WebGL2RenderingContext]
 """
 
 
-def test_a_3d_scene_reads_its_picking_back_only_when_the_pointer_asks(browser, live_server):
-    """Without a GPU, reading a scene's picking buffer back waits for the software renderer:
-    the page's plotly.js reads it on the first hover after a change, not after every draw
-    (docs/tools/plotly-bundle/build.js). Slider steps read nothing back; a pointer over the
-    scene then does."""
+#: the grid of each surface of a scene as drawn, and as its figure sent it: [columns, rows]
+SURFACE_GRIDS = """selector => { const gd = document.querySelector(selector);
+    const scene = gd._fullLayout.scene._scene;
+    const drawn = Object.values(scene.traces).filter(t => t.surface).map(t => t.surface.shape);
+    const sent = gd._fullData.filter(t => t.type === 'surface')
+        .map(t => [t.z[0].length, t.z.length]);
+    return {drawn, sent}; }"""
+
+
+def test_a_3d_scene_steps_with_its_surface_as_sent_and_reads_its_picking_back_on_hover(
+    browser, live_server
+):
+    """Without a GPU, two things of plotly.js cost a scene most of a slider step: resampling a
+    surface of under 128 points a side to ~128 × 128, and reading the picking buffer back after
+    every draw. The page's plotly.js (docs/tools/plotly-bundle/build.js) draws a surface at the
+    grid the server sends, during the steps and after, and reads the picking buffer on the
+    first hover after a change: slider steps read nothing back; a pointer over the scene
+    then does."""
     view = BY_KEY["single-neuron"]
+    scene = f"#{view.key}-graph-surface .js-plotly-plot"
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     try:
         context.add_init_script(READ_BACKS)
@@ -726,11 +740,24 @@ def test_a_3d_scene_reads_its_picking_back_only_when_the_pointer_asks(browser, l
         wait_for_graphs(page, view)
         page.wait_for_timeout(500)
         page.evaluate("window.__readBacks = 0")
+        # every drawing of the scene while δ steps: the grids drawn against the grids sent
+        page.evaluate(
+            """selector => { window.__grids = [];
+                const grids = """
+            + SURFACE_GRIDS
+            + """;
+                const gd = document.querySelector(selector);
+                gd.on('plotly_afterplot', () => window.__grids.push(grids(selector))); }""",
+            scene,
+        )
         for _ in range(3):
             before = signature(page, view)
             move(page, view, view.spec.by_name["delta"])
             wait_for_change(page, view, before, "a step of δ")
             page.wait_for_timeout(300)
+        grids = page.evaluate("window.__grids")
+        assert len(grids) >= 3 and all(g["drawn"] and g["drawn"] == g["sent"] for g in grids), grids
+        assert grids[-1]["sent"][0][0] * grids[-1]["sent"][0][1] < 2_000  # (a light grid)
         assert page.evaluate("window.__readBacks") == 0
         box = page.locator(f"#{view.key}-graph-surface canvas").first.bounding_box()
         for fraction in (0.4, 0.5, 0.6):

@@ -404,3 +404,13 @@ def test_the_level_set_is_where_delta_is_conserved(delta):
         assert np.all(np.hypot(w1, w2) <= 2.0 * 1.0001) and np.all(np.abs(a) <= 3.0 * 1.0001)
         expected = 0.5 * ((a * w1 - 0.3) ** 2 + (a * w2 + 1.2) ** 2)
         assert sheet.loss[inside] == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("delta", [-2.0, 0.0, 0.7])
+def test_no_row_of_the_level_set_is_a_single_point(delta):
+    """A drawn surface shades each cell by its normal: a row of the grid at one point (the
+    pole of a sheet, the cone's apex) makes cells of zero area."""
+    for sheet in sn.level_set(delta, np.array([0.3, -1.2]), 2.0, 3.0):
+        radius = np.hypot(sheet.w1, sheet.w2)  # (one radius a row: the angles go round)
+        drawn = radius[np.isfinite(radius).any(axis=1)]
+        assert len(drawn) > 5 and np.all(np.nanmax(drawn, axis=1) > 0)

@@ -31,19 +31,40 @@ const LAZY_PICKING = [
   ]
 ];
 
-const lazyPicking = {
-  name: 'lazy-picking',
+/* A surface is drawn at the grid the server sends. plotly.js resamples a surface of fewer
+ * than 128 points a side, by interpolation, to at least 128 a side, on every change: the
+ * single-neuron view's hyperboloid (33 × 22, exact from the formula) became 727 × 133
+ * vertices, a third of a δ step without a GPU (to paint, median ~205 -> ~145 ms). The sheets
+ * are computed at the resolution they are drawn at (solvers/single_neuron level_set). */
+const SURFACE_AS_SENT = [
+  [
+    '    if(this.refineData === true) {\n        this.dataScaleX = this.estimateScale(coords[0].shape[0], 0);',
+    '    if(false) {  // lazy-rich: drawn as sent (docs/tools/plotly-bundle/build.js)\n        this.dataScaleX = this.estimateScale(coords[0].shape[0], 0);'
+  ]
+];
+
+/* Exact text edits of plotly.js 4.1.1 by file; the build fails if one is not found (a new
+ * plotly.js). */
+const EDITS = [
+  { name: 'lazy picking', file: /plotly\.js[\\/]stackgl_modules[\\/]index\.js$/, edits: LAZY_PICKING },
+  { name: 'surface as sent', file: /plotly\.js[\\/]src[\\/]traces[\\/]surface[\\/]convert\.js$/, edits: SURFACE_AS_SENT }
+];
+
+const editPlotly = {
+  name: 'edit-plotly',
   setup(build) {
-    build.onLoad({ filter: /plotly\.js[\\/]stackgl_modules[\\/]index\.js$/ }, (args) => {
-      let source = fs.readFileSync(args.path, 'utf8');
-      for (const [before, after] of LAZY_PICKING) {
-        if (source.split(before).length !== 2) {
-          throw new Error('lazy picking: an edit does not match ' + args.path + ': ' + before);
+    for (const { name, file, edits } of EDITS) {
+      build.onLoad({ filter: file }, (args) => {
+        let source = fs.readFileSync(args.path, 'utf8');
+        for (const [before, after] of edits) {
+          if (source.split(before).length !== 2) {
+            throw new Error(name + ': an edit does not match ' + args.path + ': ' + before);
+          }
+          source = source.replace(before, after);
         }
-        source = source.replace(before, after);
-      }
-      return { contents: source, loader: 'js' };
-    });
+        return { contents: source, loader: 'js' };
+      });
+    }
   }
 };
 
@@ -54,7 +75,7 @@ esbuild.build({
   bundle: true,
   minify: true,
   legalComments: 'eof',
-  plugins: [lazyPicking, InlineCSSPlugin(), glsl({ minify: true }), environmentPlugin({ NODE_DEBUG: false })],
+  plugins: [editPlotly, InlineCSSPlugin(), glsl({ minify: true }), environmentPlugin({ NODE_DEBUG: false })],
   alias: { regl: '@plotly/regl', stream: 'stream-browserify' },
   define: { global: 'window', 'define.amd': 'false' },
   target: 'es2016',

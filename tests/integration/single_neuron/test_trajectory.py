@@ -1,6 +1,7 @@
 """The single-neuron view: what it draws against independent solver calls, the comparison of
 δ, and the messages for gradient descent and saddle starts."""
 
+import itertools
 import math
 
 import numpy as np
@@ -100,5 +101,5 @@ def test_the_scene_box_holds_the_path_and_a_step_of_delta_seldom_moves_its_axes(
         assert 1.25 * path_w <= half_w <= 1.25 * 1.26 * path_w
         assert 1.25 * path_a <= half_a <= 1.25 * 1.26 * path_a
         ranges.append((half_w, half_a))
-    moves = sum(a != b for a, b in zip(ranges, ranges[1:]))
+    moves = sum(a != b for a, b in itertools.pairwise(ranges))
     assert moves <= 5, ranges
