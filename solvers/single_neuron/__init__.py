@@ -501,17 +501,17 @@ def level_set(
     eta_a: float = 1.0,
     eta_w: float = 1.0,
     angles: int = 33,
-    rows: int = 22,
+    rows: int = 21,
 ) -> tuple[Sheet, ...]:
     """The surface the conserved δ confines a two-dimensional neuron to (Kunin et al. Fig. 2):
     two sheets ``a = ±√((δ + η_a r²)/η_w)`` over the radius r = ‖w‖ for δ > 0, else one sheet
     (a cone for δ = 0) ``r = √((η_w a² − δ)/η_a)`` over a — inside ``‖w‖ ≤ extent_w``,
     ``|a| ≤ extent_a``.
 
-    No row of the grid is a single point (all its angles at r = 0): a sheet's first radius is
-    a thousandth of a row's width, and the default number of rows is even, so that none of a's
-    rows over ``[−extent_a, extent_a]`` is at the cone's apex — a drawn surface takes its
-    shading from the grid's cells, and a cell of zero area has no normal (a dark dot)."""
+    No row of the grid is a single point (all its angles at r = 0), as a drawn surface takes
+    its shading from the grid's cells and a cell of zero area has no normal (a dark dot): a
+    sheet's first radius is a thousandth of a row's width, and a row at a = 0 (the cone's apex)
+    is at a thousandth of a row's height — each point still exactly on the surface."""
     delta = as_finite_scalar("delta", delta)
     eta_a, eta_w = as_positive("eta_a", eta_a), as_positive("eta_w", eta_w)
     beta_star = as_array("beta_star", beta_star, ndim=1, shape=(2,))
@@ -523,6 +523,7 @@ def level_set(
         profiles = [(radius, height), (radius, -height)]
     else:  # one sheet or the cone, parametrised by a
         height = np.linspace(-extent_a, extent_a, rows)
+        height[np.abs(height) < 1e-9 * extent_a] = 1e-3 * (height[1] - height[0])
         profiles = [(np.sqrt(np.maximum((eta_w * height**2 - delta) / eta_a, 0.0)), height)]
     sheets = []
     for radius, height in profiles:
