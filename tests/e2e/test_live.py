@@ -725,11 +725,11 @@ def test_a_3d_scene_steps_with_its_surface_as_sent_and_reads_its_picking_back_on
     browser, live_server
 ):
     """Without a GPU, two things of plotly.js cost a scene most of a slider step: resampling a
-    surface of under 128 points a side to ~128 × 128, and reading the picking buffer back after
-    every draw. The page's plotly.js (docs/tools/plotly-bundle/build.js) draws a surface at the
-    grid the server sends, during the steps and after, and reads the picking buffer on the
-    first hover after a change: slider steps read nothing back; a pointer over the scene
-    then does."""
+    surface of under 128 points a side to at least 128 a side, and reading the picking buffer
+    back after every draw. The page's plotly.js (docs/tools/plotly-bundle/build.js) draws a
+    surface at the grid the server sends, during the steps and after, and reads the picking
+    buffer on the first hover after a change: slider steps read nothing back; a pointer over
+    the scene then does."""
     view = BY_KEY["single-neuron"]
     scene = f"#{view.key}-graph-surface .js-plotly-plot"
     context = browser.new_context(viewport={"width": 1400, "height": 1000})

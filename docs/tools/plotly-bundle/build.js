@@ -33,9 +33,10 @@ const LAZY_PICKING = [
 
 /* A surface is drawn at the grid the server sends. plotly.js resamples a surface of fewer
  * than 128 points a side, by interpolation, to at least 128 a side, on every change: the
- * single-neuron view's hyperboloid (33 × 22, exact from the formula) became 727 × 133
- * vertices, a third of a δ step without a GPU (to paint, median ~205 -> ~145 ms). The sheets
- * are computed at the resolution they are drawn at (solvers/single_neuron level_set). */
+ * single-neuron view's hyperboloid (a grid of 33 × 22 points, exact from the formula) was
+ * drawn as 727 × 133 vertices, a third of a δ step without a GPU (to paint, median ~205 ->
+ * ~145 ms). The sheets are computed at the resolution they are drawn at (solvers/single_neuron
+ * level_set). */
 const SURFACE_AS_SENT = [
   [
     '    if(this.refineData === true) {\n        this.dataScaleX = this.estimateScale(coords[0].shape[0], 0);',
