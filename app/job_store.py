@@ -315,13 +315,23 @@ class FolderJobStore(JobStore):
     def join(self, group: str, member: str, ttl: float) -> None:
         folder = self._group(group)
         until = time.time() + ttl
+        path, temporary = folder / _check_key(member), None
         try:
             folder.mkdir(mode=0o700, exist_ok=True)
-            path = folder / _check_key(member)
-            path.touch(mode=0o600)
-            os.utime(path, (until, until))
+            # a member appears with its expiry: a file created in place has, until its time is
+            # set, the (coarse) clock's time of creation, which members() in another process
+            # may read as expired and remove — the job it follows then seems unfollowed
+            handle, temporary = tempfile.mkstemp(dir=folder, prefix=".tmp-")
+            os.close(handle)
+            os.utime(temporary, (until, until))
+            os.replace(temporary, path)
+            temporary = None
         except OSError as error:
             raise StoreError(f"the job folder cannot be written: {error.strerror}") from error
+        finally:
+            if temporary is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(temporary)
 
     def leave(self, group: str, member: str) -> None:
         with contextlib.suppress(OSError):
@@ -337,6 +347,8 @@ class FolderJobStore(JobStore):
             raise StoreError(f"the job folder cannot be read: {error.strerror}") from error
         found = []
         for entry in entries:
+            if entry.name.startswith("."):  # a member being written (join)
+                continue
             with contextlib.suppress(OSError):
                 if entry.stat().st_mtime >= now:
                     found.append(entry.name)

@@ -483,3 +483,33 @@ def test_a_full_disk_leaves_no_empty_cache_files_behind():
                 assert found is result
             left = [p.name for p in (disk / "cache").iterdir() if p.stat().st_size == 0]
         assert cache.failures >= 5 and not left, left
+
+
+def _watch_members(folder: str, seconds: float, lost) -> None:
+    """Another process's view of a group (a job's runner checking it is followed)."""
+    store, seen, deadline = FolderJobStore(folder), False, time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        here = "page" in store.members("watch:x")
+        if seen and not here:
+            lost.value += 1
+        seen = seen or here
+
+
+def test_a_follower_renewing_its_place_never_seems_gone_to_another_process(tmp_path):
+    """A member is written with its expiry in one step: created in place, it had for a moment
+    the coarse clock's time of creation, which another process's members() read as expired and
+    removed — a job then started as unfollowed and was stopped at once (seen in CI)."""
+    folder = str(tmp_path / "jobs")
+    store = FolderJobStore(folder)
+    store.join("watch:x", "page", 60.0)
+    lost = multiprocessing.get_context("spawn").Value("i", 0)
+    watcher = multiprocessing.get_context("spawn").Process(
+        target=_watch_members, args=(folder, 3.0, lost)
+    )
+    watcher.start()
+    try:
+        while watcher.is_alive():
+            store.join("watch:x", "page", 60.0)  # a StoreError here fails the test too
+    finally:
+        watcher.join(10)
+    assert watcher.exitcode == 0 and lost.value == 0, lost.value
