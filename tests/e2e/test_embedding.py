@@ -25,6 +25,10 @@ pytestmark = pytest.mark.e2e
 
 #: a frame loads a whole Dash page; on a machine shared by many, that takes a while
 WAIT_MS = 90_000
+#: a wait in a frame checks its condition on a timer: Chromium gives a cross-origin frame
+#: scrolled out of the window no animation frames, so a wait polling on them (Playwright's
+#: default) never checks again once the course page scrolls (a lesson's prompt below its figure)
+POLL_MS = 200
 KEY = "single-neuron"
 #: a compact embed of δ with two plots
 COMPACT = "/single-neuron?embed=1&controls=delta&plots=kernel,mu&layout=compact"
@@ -118,6 +122,7 @@ def drawn(frame, graph: str) -> None:
                               return g && g._fullData && g._fullData.length > 0; }""",
             arg=f"#{KEY}-graph-{graph} .js-plotly-plot",
             timeout=WAIT_MS,
+            polling=POLL_MS,
         )
     except Exception as error:
         found = frame.evaluate(
@@ -211,6 +216,7 @@ def test_a_full_embed_shows_its_sidebar_as_a_column_and_grows_when_it_opens(site
         frame.wait_for_function(
             f"() => document.documentElement.getBoundingClientRect().height > {before}",
             timeout=WAIT_MS,
+            polling=POLL_MS,
         )
         fits(tab, frame)
         no_scrollbars(frame)
@@ -258,6 +264,7 @@ def test_the_course_page_drives_the_figure_and_a_third_origin_cannot(sites, desk
         "() => document.querySelector('#single-neuron-delta [role=slider]')"
         ".getAttribute('aria-valuenow') === '-2'",
         timeout=WAIT_MS,
+        polling=POLL_MS,
     )
     tab.wait_for_function(
         "(window.heard || []).some(s => s.values && s.values.delta === -2)", timeout=WAIT_MS
@@ -267,6 +274,7 @@ def test_the_course_page_drives_the_figure_and_a_third_origin_cannot(sites, desk
         f"t => document.getElementById('{KEY}-summary').textContent !== t",
         arg=summary,
         timeout=WAIT_MS,
+        polling=POLL_MS,
     )
     heard = [s for s in _states(tab) if s["values"].get("delta") == -2][-1]
     assert heard["view"] == KEY and heard["values"]["tau"] == 1 and not heard["playing"]
@@ -294,8 +302,11 @@ def test_a_message_sent_while_the_frame_loads_waits_for_the_view(sites, desktop)
         "() => document.querySelector('#single-neuron-delta [role=slider]')"
         "?.getAttribute('aria-valuenow') === '-2'",  # the view may not be there yet
         timeout=WAIT_MS,
+        polling=POLL_MS,
     )
-    frame.wait_for_function("() => location.search.includes('delta=-2')", timeout=WAIT_MS)
+    frame.wait_for_function(
+        "() => location.search.includes('delta=-2')", timeout=WAIT_MS, polling=POLL_MS
+    )
 
 
 def test_a_value_a_control_cannot_take_is_refused_and_said(sites, desktop):
@@ -316,6 +327,7 @@ def test_a_value_a_control_cannot_take_is_refused_and_said(sites, desktop):
         "() => document.querySelector('#single-neuron-delta [role=slider]')"
         ".getAttribute('aria-valuenow') === '20'",
         timeout=WAIT_MS,
+        polling=POLL_MS,
     )
 
 
@@ -344,6 +356,7 @@ def test_unset_frame_ancestors_let_any_page_embed_but_only_the_app_drive(live_se
         "() => document.querySelector('#single-neuron-delta [role=slider]')"
         ".getAttribute('aria-valuenow') === '0'",
         timeout=WAIT_MS,
+        polling=POLL_MS,
     )
     desktop.wait_for_function(
         "() => document.querySelector('[data-lazy-rich-show=delta]').textContent === '0'"
@@ -393,6 +406,7 @@ def test_a_lesson_in_a_course_page_sizes_itself_and_its_buttons_move_its_figures
             "() => document.querySelector('#single-neuron-delta [role=slider]')"
             ".getAttribute('aria-valuenow') === '-5'",
             timeout=WAIT_MS,
+            polling=POLL_MS,
         )
     except Exception as error:  # (seen twice under load, not reproduced alone: say what came)
         shown = figure.evaluate(
@@ -403,6 +417,7 @@ def test_a_lesson_in_a_course_page_sizes_itself_and_its_buttons_move_its_figures
     page.wait_for_function(
         "() => document.querySelector('[data-lazy-rich-show=delta]').textContent === '−5'",
         timeout=WAIT_MS,
+        polling=POLL_MS,
     )
     fits(tab, page, "lesson")
     no_scrollbars(page)
