@@ -127,12 +127,50 @@ def move(page, view, spec) -> None:
 
 
 @pytest.mark.parametrize("view", VIEWS, ids=VIEW_IDS)
-def test_view_loads_without_console_errors(page, live_server, view):
+def test_a_view_loads_cleanly_names_its_controls_downloads_its_numbers_and_takes_a_typed_value(
+    page, live_server, view
+):
+    """Four checks of one page at its defaults, in this order (the last changes it). One page
+    load, not four: a load costs the machine 2.5–3.5 CPU-s, and the browser tests are most of
+    the suite's time. The ``page`` fixture fails the test on any console error."""
     open_view(page, live_server, view)
     page.wait_for_timeout(500)  # let MathJax and late callbacks finish
     assert page.locator(".site-header").count() == 1
     assert page.locator(".message").count() == 0
     screenshot(page, view.key)
+    _every_control_has_a_name_and_log_sliders_say_their_value(page, view)
+    for kind in ("csv", "json"):
+        _download_matches_the_solver(page, view, kind)
+    _typed_value_in_a_slider_box(page, view)
+
+
+NAMES = """() => Array.from(document.querySelectorAll(
+      '[role=slider], input.control-box, input[type=radio], input[type=checkbox], button'))
+    .filter(el => el.offsetParent !== null)
+    .map(el => { const ids = (el.getAttribute('aria-labelledby') || '').split(' ').filter(Boolean);
+      const byId = ids.map(i => (document.getElementById(i) || {}).textContent || '').join(' ');
+      const label = el.labels && el.labels.length ? el.labels[0].textContent : '';
+      const name = (el.getAttribute('aria-label') || byId || label || el.textContent || '').trim();
+      return [el.tagName, el.getAttribute('role') || el.type, name,
+              el.getAttribute('aria-valuetext'), el.getAttribute('aria-valuenow')]; })"""
+
+
+def _every_control_has_a_name_and_log_sliders_say_their_value(page, view) -> None:
+    assert page.evaluate("() => document.documentElement.lang") == "en"
+    controls = page.evaluate(NAMES)
+    assert controls
+    unnamed = [c for c in controls if not c[2]]
+    assert not unnamed, unnamed
+    for spec in view.spec.fields:
+        if spec.log:
+            thumb = page.locator(f"#{view.key}-{spec.name} [role=slider]")
+            text = thumb.get_attribute("aria-valuetext")
+            assert text and float(text) == pytest.approx(
+                getattr(view.spec.defaults(), spec.name), rel=2e-3
+            )
+            assert spec.label.split()[0].replace("_", "") in page.evaluate(
+                "id => document.getElementById(id).textContent", f"{view.key}-{spec.name}-label"
+            )
 
 
 #: whether Dash has callbacks on their way (requested, running or being applied)
@@ -265,10 +303,8 @@ def page_state(page, view, name: str) -> dict:
     )
 
 
-@pytest.mark.parametrize("view", VIEWS, ids=VIEW_IDS)
-def test_typed_value_in_a_slider_box(page, live_server, view):
+def _typed_value_in_a_slider_box(page, view) -> None:
     spec = next(s for s in view.spec.fields if s.kind == "float" and not s.log)
-    open_view(page, live_server, view)
     box = page.locator(f"#{view.key}-{spec.name}-box")
     target = spec.low + 0.3 * (spec.high - spec.low)
     if spec.step:
@@ -440,16 +476,13 @@ def _flatten(table: dict) -> dict[str, np.ndarray]:
     return out
 
 
-@pytest.mark.parametrize("view", VIEWS, ids=VIEW_IDS)
-def test_download_matches_the_solver(page, live_server, view):
-    """Both files of one page (a page load costs the machine more than a download)."""
-    open_view(page, live_server, view)
-    for kind in ("csv", "json"):
-        with page.expect_download(timeout=TIMEOUT) as info:
-            page.locator(f"#{view.key}-download-{kind}").click()
-        download = info.value
-        assert download.suggested_filename == f"{view.key}.{kind}"
-        _check_download(view, kind, open(download.path(), encoding="utf-8").read())
+def _download_matches_the_solver(page, view, kind: str) -> None:
+    """The file the page's button gives is the solver's numbers at the page's values."""
+    with page.expect_download(timeout=TIMEOUT) as info:
+        page.locator(f"#{view.key}-download-{kind}").click()
+    download = info.value
+    assert download.suggested_filename == f"{view.key}.{kind}"
+    _check_download(view, kind, open(download.path(), encoding="utf-8").read())
 
 
 def _check_download(view, kind: str, text: str) -> None:
