@@ -30,8 +30,13 @@ def graph_selector(view, panel) -> str:
 
 
 #: a state of each view with background jobs that stays light (answered within the request)
-#: whatever one control does to it: tests that move every control start there
-LIGHT = {"networks-map": {"resolution": 4, "steps": 100, "n_test": 40}}
+#: whatever one control does to it, and of the sweeps view, whose answer grows with each
+#: control moved up (steps, points, width: a move took up to 7 s from its defaults): tests
+#: that move every control start there
+LIGHT = {
+    "networks-map": {"resolution": 4, "steps": 100, "n_test": 40},
+    "networks-sweeps": {"steps": 100, "n_test": 50, "points": 3},
+}
 
 
 def light_controls(view):
@@ -217,6 +222,31 @@ def _moved_and_changed(page, view, spec) -> bool:
     return False
 
 
+def _moved_and_settled(page, view, spec) -> None:
+    """Moves one control of a kind already seen to change the plots: the link must follow;
+    then the page settles (no callback on its way, no job, the plots the same for 0.1 s), so
+    that the next control's change is its own — without the grace a change is given."""
+    wait_for_no_job(page, view)
+    link_before = query(page)
+    move(page, view, spec)
+    page.wait_for_function(
+        "([name, old]) => new URLSearchParams(location.search).get(name) !== old",
+        arg=[spec.name, link_before.get(spec.name)],
+        timeout=10_000,
+    )
+    deadline, last = time.monotonic() + 30, None
+    while time.monotonic() < deadline:
+        if page.evaluate(JOB_RUNNING, f"{view.key}-job-bar"):  # its plots come when it ends
+            wait_for_no_job(page, view)
+            deadline, last = time.monotonic() + 30, None
+        now = None if page.evaluate(CALLBACKS_PENDING) else signature(page, view)
+        if now is not None and now == last:
+            return
+        last = now
+        page.wait_for_timeout(100)
+    raise AssertionError(f"{spec.name}: the page did not settle in 30 s")
+
+
 @pytest.mark.parametrize("view", VIEWS, ids=VIEW_IDS)
 def test_every_control_updates_the_link_and_each_kind_changes_the_plots(page, live_server, view):
     open_view(page, live_server, view, light(view))
@@ -234,7 +264,9 @@ def test_every_control_updates_the_link_and_each_kind_changes_the_plots(page, li
         for spec in first:
             if again and kind_of(spec) in changed_kinds:
                 continue
-            if _moved_and_changed(page, view, spec):
+            if kind_of(spec) in changed_kinds:  # its link is checked, its kind is shown
+                _moved_and_settled(page, view, spec)
+            elif _moved_and_changed(page, view, spec):
                 changed_kinds.add(kind_of(spec))
         if changed_kinds == kinds:
             break
