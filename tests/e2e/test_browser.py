@@ -222,6 +222,21 @@ def _moved_and_changed(page, view, spec) -> bool:
     return False
 
 
+def _settle(page, view, what: str) -> None:
+    """Until no callback is on its way, no job runs and the plots stay the same for 0.1 s."""
+    deadline, last = time.monotonic() + 30, None
+    while time.monotonic() < deadline:
+        if page.evaluate(JOB_RUNNING, f"{view.key}-job-bar"):  # its plots come when it ends
+            wait_for_no_job(page, view)
+            deadline, last = time.monotonic() + 30, None
+        now = None if page.evaluate(CALLBACKS_PENDING) else signature(page, view)
+        if now is not None and now == last:
+            return
+        last = now
+        page.wait_for_timeout(100)
+    raise AssertionError(f"{what}: the page did not settle in 30 s")
+
+
 def _moved_and_settled(page, view, spec) -> None:
     """Moves one control of a kind already seen to change the plots: the link must follow;
     then the page settles (no callback on its way, no job, the plots the same for 0.1 s), so
@@ -234,17 +249,7 @@ def _moved_and_settled(page, view, spec) -> None:
         arg=[spec.name, link_before.get(spec.name)],
         timeout=10_000,
     )
-    deadline, last = time.monotonic() + 30, None
-    while time.monotonic() < deadline:
-        if page.evaluate(JOB_RUNNING, f"{view.key}-job-bar"):  # its plots come when it ends
-            wait_for_no_job(page, view)
-            deadline, last = time.monotonic() + 30, None
-        now = None if page.evaluate(CALLBACKS_PENDING) else signature(page, view)
-        if now is not None and now == last:
-            return
-        last = now
-        page.wait_for_timeout(100)
-    raise AssertionError(f"{spec.name}: the page did not settle in 30 s")
+    _settle(page, view, spec.name)
 
 
 @pytest.mark.parametrize("view", VIEWS, ids=VIEW_IDS)
@@ -364,30 +369,6 @@ def _typed_value_in_a_slider_box(page, view) -> None:
 
 
 @pytest.mark.parametrize("view", VIEWS, ids=VIEW_IDS)
-def test_copied_link_restores_the_view(browser, page, live_server, view):
-    preset = view.presets[-1]
-    values = view.spec.with_overrides(preset.values)
-    open_view(page, live_server, view, view.spec.encode(values))
-    link, shown = page.url, signature(page, view)
-    other = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
-    try:
-        open_view(other, live_server, view, "?" + urlparse(link).query)
-        assert signature(other, view) == shown
-        assert view.parse_link(urlparse(other.url).query).controls == values
-        for spec in view.spec.fields:
-            if spec.kind in ("float", "int") and not spec.log:
-                thumb_value = float(
-                    other.locator(f"#{view.key}-{spec.name} [role=slider]").get_attribute(
-                        "aria-valuenow"
-                    )
-                )
-                wanted = getattr(values, spec.name)
-                assert math.isclose(thumb_value, wanted, rel_tol=1e-9, abs_tol=1e-9), spec.name
-    finally:
-        other.context.close()
-
-
-@pytest.mark.parametrize("view", VIEWS, ids=VIEW_IDS)
 def test_embed_mode_has_no_chrome(page, live_server, view):
     open_view(page, live_server, view, "?embed=1")
     assert page.locator(".site-header").count() == 0
@@ -398,11 +379,18 @@ def test_embed_mode_has_no_chrome(page, live_server, view):
 
 
 @pytest.mark.parametrize("view", VIEWS, ids=VIEW_IDS)
-def test_preset_loads_with_its_caption(page, live_server, view):
+def test_a_preset_loads_with_its_caption_and_its_copied_link_restores_the_view(
+    browser, page, live_server, view
+):
+    """A preset chosen from the menu sets its values and its caption and changes the plots;
+    the link the page then shows, opened in another browser, shows the same plots and
+    controls. (One page for both: the page load is what costs.)"""
     open_view(page, live_server, view)
-    # the first preset that changes something (a map's defaults may be a paper figure)
+    # the last preset that changes something (a map's defaults may be a paper figure)
     preset = next(
-        p for p in view.presets if view.spec.with_overrides(p.values) != view.spec.defaults()
+        p
+        for p in reversed(view.presets)
+        if view.spec.with_overrides(p.values) != view.spec.defaults()
     )
     before = signature(page, view)
     page.locator(f"#{view.key}-preset").click()
@@ -412,15 +400,30 @@ def test_preset_loads_with_its_caption(page, live_server, view):
         arg=[f"{view.key}-preset-caption", preset.caption],
         timeout=TIMEOUT,
     )
-    expected = view.spec.with_overrides(preset.values)
+    values = view.spec.with_overrides(preset.values)
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
         shown = view.parse_link(urlparse(page.url).query).controls
-        if shown == expected:
+        if shown == values:
             break
         page.wait_for_timeout(60)
-    assert shown == expected
+    assert shown == values
     wait_for_change(page, view, before, f"preset {preset.name!r}")
+    _settle(page, view, f"preset {preset.name!r}")
+    link, drawn = page.url, signature(page, view)
+    other = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+    try:
+        open_view(other, live_server, view, "?" + urlparse(link).query)
+        assert signature(other, view) == drawn
+        assert view.parse_link(urlparse(other.url).query).controls == values
+        for spec in view.spec.fields:
+            if spec.kind in ("float", "int") and not spec.log:
+                thumb = other.locator(f"#{view.key}-{spec.name} [role=slider]")
+                wanted = getattr(values, spec.name)
+                thumb_value = float(thumb.get_attribute("aria-valuenow"))
+                assert math.isclose(thumb_value, wanted, rel_tol=1e-9, abs_tol=1e-9), spec.name
+    finally:
+        other.context.close()
 
 
 #: where the play bar's cursors are: overlays on 2-D plots, data on 3-D scenes and matrices
