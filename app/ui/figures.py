@@ -622,8 +622,45 @@ def pack(array: np.ndarray) -> dict:
     return spec
 
 
+#: the largest coordinate a line or marker gets on a linear axis; beyond, the point is a gap.
+#: plotly places a point far outside an axis's range in pixels all the same, and an SVG
+#: coordinate beyond single precision (~3.4e38) is an error the browser reports: a diverged
+#: gradient-descent run's last markers reach 1e140 (its parameters stop at 1e50)
+DRAWABLE = 1e30
+
+
+def _axis_type(layout: dict, letter: str, ref: str | None) -> str:
+    name = f"{letter}axis{(ref or letter)[1:]}"
+    return (layout.get(name) or {}).get("type") or "linear"
+
+
+def _within_reach(figure_dict: dict) -> None:
+    """Points of scatter traces beyond :data:`DRAWABLE` on a linear axis become gaps."""
+    layout = figure_dict.get("layout") or {}
+    for trace in figure_dict.get("data", []):
+        if trace.get("type", "scatter") not in ("scatter", "scattergl"):
+            continue
+        for letter in ("x", "y"):
+            values = trace.get(letter)
+            if values is None or _axis_type(layout, letter, trace.get(f"{letter}axis")) not in (
+                "linear",
+                "-",
+            ):
+                continue
+            try:
+                numbers = np.array(values, dtype=float)
+            except (TypeError, ValueError):  # names, dates, gaps written as None
+                continue
+            far = np.abs(numbers) > DRAWABLE
+            if far.any():
+                numbers[far] = np.nan
+                trace[letter] = numbers
+
+
 def compact(figure_dict: dict) -> dict:
-    """Pack every numeric array of ``figure_dict``'s traces (in place) and return it."""
+    """Pack every numeric array of ``figure_dict``'s traces (in place) and return it; a point
+    no screen can place (:data:`DRAWABLE`) is a gap."""
+    _within_reach(figure_dict)
     for trace in figure_dict.get("data", []):
         for key in _ARRAY_KEYS:
             value = trace.get(key)

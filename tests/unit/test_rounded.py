@@ -1,10 +1,11 @@
-"""Animation data sent to the browser: values to six significant digits, short in JSON."""
+"""Data sent to the browser: animation values to six significant digits, short in JSON; no
+point a screen cannot place."""
 
 import json
 
 import numpy as np
 
-from app.ui.figures import rounded
+from app.ui.figures import DRAWABLE, compact, rounded
 
 
 def formatted(values, digits=6):
@@ -31,3 +32,25 @@ def test_non_finite_values_pass_through_and_shapes_flatten():
     out = rounded(np.array([[np.nan, np.inf], [-np.inf, 1 / 3]]))
     assert np.isnan(out[0]) and out[1:] == [np.inf, -np.inf, 0.333333]
     assert rounded([]) == []
+
+
+def test_a_point_no_screen_can_place_is_a_gap_on_a_linear_axis_only():
+    """A diverged run's last markers (1e140) would be SVG coordinates beyond single precision:
+    on a linear axis they become gaps; on a log axis, and in a heatmap, values stay."""
+    far, near = 1e140, 0.5
+    figure = {
+        "data": [
+            {"type": "scatter", "x": [0.0, 1.0, 2.0], "y": [near, 1e29, far]},
+            {"type": "scatter", "x": [0.0, 1.0], "y": [near, far], "yaxis": "y2"},
+            {"type": "scatter", "x": ["a", "b"], "y": [None, near]},
+            {"type": "heatmap", "z": [[far, near]]},
+        ],
+        "layout": {"yaxis2": {"type": "log"}},
+    }
+    compact(figure)
+    linear, logarithmic, named, heatmap = figure["data"]
+    assert list(linear["y"][:2]) == [near, 1e29] and np.isnan(linear["y"][2])
+    assert logarithmic["y"] == [near, far]
+    assert named["x"] == ["a", "b"]
+    assert heatmap["z"] == [[far, near]]
+    assert DRAWABLE < 3.4e38 / 1e6  # a millionth of the axis's span still in range

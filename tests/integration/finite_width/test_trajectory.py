@@ -269,6 +269,29 @@ def test_huge_step_size_reports_divergence():
     assert notes(SPEC.defaults()) == []
 
 
+def test_a_diverged_run_s_markers_stay_within_what_a_screen_can_place(cache):
+    """A state the browser test reached (lr = 1 t_c at d = 979): the run diverges at step 23
+    with parameters up to 1e50 and a loss of 1e142; the page showed SVG errors for markers
+    at 1e37–1e75 on linear axes. They are gaps; the log-scale loss keeps its markers."""
+    chosen = controls(
+        d=979, d0=5, x_norm=0.1, y=0.0, gamma=1.0, sigma_u=0.01, sigma_w=0.01, noise=0.3,
+        seed=20, eta_ratio=0.01, horizon=316.227766, descent=True, lr=1.0,
+    )  # fmt: skip
+    reply = answer(VIEW, cache, chosen)
+    assert any("diverged" in m for m in reply.texts)
+    for figure in reply.figures:
+        layout = figure["layout"]
+        for item in figure["data"]:
+            for key in ("x", "y"):
+                axis = layout.get(f"{key}axis{item.get(f'{key}axis', key)[1:]}") or {}
+                value = item.get(key)
+                if value is None or axis.get("type") == "log":
+                    continue
+                values = unpacked(value) if isinstance(value, dict) else np.asarray(value)
+                if values.dtype.kind == "f":
+                    assert not np.any(np.abs(values) > 1e30), (item.get("name"), key)
+
+
 @pytest.mark.parametrize(
     ("d", "d0", "cap"), [(1000, 1, 1500), (100, 1, MAX_DESCENT_STEPS), (1000, 5, 300)]
 )
