@@ -1,5 +1,6 @@
-"""Every view in a real browser: loads cleanly, reacts to each kind of control, restores from a
-copied link, embeds without chrome, loads presets, plays, and downloads the solver's numbers."""
+"""Every view in a real browser: loads cleanly, reacts to each kind of control (checked in
+tests/e2e/test_live.py with the redraws of the same page), restores from a copied link, embeds
+without chrome, loads presets, plays, and downloads the solver's numbers."""
 
 from __future__ import annotations
 
@@ -252,9 +253,11 @@ def _moved_and_settled(page, view, spec) -> None:
     _settle(page, view, spec.name)
 
 
-@pytest.mark.parametrize("view", VIEWS, ids=VIEW_IDS)
-def test_every_control_updates_the_link_and_each_kind_changes_the_plots(page, live_server, view):
-    open_view(page, live_server, view, light(view))
+def every_control_updates_the_link_and_each_kind_changes_the_plots(page, view) -> None:
+    """From the page's state (a view's light state, :data:`LIGHT`): every control moved in
+    turn updates the link, and some control of each kind (int, float, log, choice, switch)
+    changes the plots. Checked with the redraws of the same page load
+    (tests/e2e/test_live.py)."""
     changed_kinds, kinds = set(), {("log" if s.log else s.kind) for s in view.spec.fields}
 
     def kind_of(spec) -> str:

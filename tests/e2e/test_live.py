@@ -16,6 +16,7 @@ from tests.e2e.test_browser import (
     MATRIX,
     TIMEOUT,
     VIEWS_BY_KEY,
+    every_control_updates_the_link_and_each_kind_changes_the_plots,
     light,
     move,
     open_view,
@@ -50,12 +51,22 @@ FOLDED = """() => Array.from(document.querySelectorAll('.js-plotly-plot'))
 
 
 @pytest.mark.parametrize("view", VIEWS, ids=VIEW_IDS)
-def test_a_change_redraws_each_plot_at_most_once(page, live_server, view):
+def test_a_step_redraws_each_plot_at_most_once_and_every_control_updates_the_link_and_plots(
+    page, live_server, view
+):
+    """Two checks of one page load, from the view's light state: three slider steps redraw
+    each plot at most once; then every control moves the link and each kind of control the
+    plots (tests/e2e/test_browser.py)."""
+    network = Network(page)
+    open_view(page, live_server, view, light(view))
+    _a_step_redraws_each_plot_at_most_once(page, view, network)
+    every_control_updates_the_link_and_each_kind_changes_the_plots(page, view)
+
+
+def _a_step_redraws_each_plot_at_most_once(page, view, network) -> None:
     """One draw per plot and step — except a plot that has just become a "not for this
     setting" note: its card folds to the note (style.css), and the smaller card is drawn
     once more at its new size (the network view's plane plots when d goes from 2 to 3)."""
-    network = Network(page)
-    open_view(page, live_server, view, light(view))
     _probe(page, view, network)
     thumb = page.locator(f"#{view.key}-{slider_for(view).name} [role=slider]")
     thumb.focus()
