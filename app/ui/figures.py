@@ -625,7 +625,8 @@ def pack(array: np.ndarray) -> dict:
 #: the largest coordinate a line or marker gets on a linear axis; beyond, the point is a gap.
 #: plotly places a point far outside an axis's range in pixels all the same, and an SVG
 #: coordinate beyond single precision (~3.4e38) is an error the browser reports: a diverged
-#: gradient-descent run's last markers reach 1e140 (its parameters stop at 1e50)
+#: gradient-descent run's last markers reached 1e75 on the finite-width view's linear axes
+#: (its parameters stop at 1e50)
 DRAWABLE = 1e30
 
 
@@ -649,7 +650,7 @@ def _within_reach(figure_dict: dict) -> None:
                 continue
             try:
                 numbers = np.array(values, dtype=float)
-            except (TypeError, ValueError):  # names, dates, gaps written as None
+            except (TypeError, ValueError):  # names, dates, packed arrays
                 continue
             far = np.abs(numbers) > DRAWABLE
             if far.any():
