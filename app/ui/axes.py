@@ -156,6 +156,15 @@ def linear_labels(
     ``step`` (an axis's ``dtick``), else at each spacing its automatic ticks may choose."""
     if not (math.isfinite(low) and math.isfinite(high)) or high <= low:
         return [f"{low:.3g}"] if math.isfinite(low) else []
+    top = max(abs(low), abs(high))
+    exponent = math.floor(math.log10(top)) if top > 0 else 0
+    if abs(exponent) > 3:
+        # plotly's exponent format ("power"): beyond 10^±3 its labels are mantissas of the
+        # range's power of ten, "0.5×10¹⁷" — not 0.5e17 written out in 18 digits
+        scale = 10.0**exponent
+        mantissas = linear_labels(low / scale, high / scale, length, letter, step and step / scale)
+        power = "×10" + str(exponent).translate(_SUPERSCRIPTS)
+        return [m if m == "0" else m + power for m in mantissas]
     labels = []
     for spacing in [step] if step else _steps(low, high, length, letter):
         decimals = len(f"{spacing:.12f}".rstrip("0").partition(".")[2])

@@ -21,6 +21,18 @@ def test_linear_labels_are_plotlys_round_steps_in_its_format():
     assert set(linear_labels(0, 1, 200, "y", step=0.25)) == {"0", "0.25", "0.5", "0.75", "1"}
 
 
+def test_beyond_a_thousand_and_a_thousandth_labels_are_plotlys_powers_of_ten():
+    """Plotly writes 0.5×10¹⁷, not 50000000000000000 (the finite-width view's NTK of a
+    diverged run had a 557-px margin, leaving its plot 2 px wide)."""
+    labels = linear_labels(0.0, 1.3e17, 200)
+    assert "0" in labels and "1×10¹⁷" in labels
+    assert all(label == "0" or label.endswith("×10¹⁷") for label in labels)
+    assert linear_labels(0.0, 5000.0, 200, "y", step=1000.0)[-1] == "5000"  # 10³: written out
+    assert linear_labels(0.0, 2e-5, 200, "y", step=5e-6)[1] == "0.5×10⁻⁵"
+    figure = fig.figure([fig.exact_trace([0, 1], [0.0, 1.3e17], "K")], y_title="K(x, x; t)")
+    assert figure["layout"]["margin"]["l"] < 120
+
+
 def test_a_wider_tick_label_gets_a_wider_margin_and_a_right_axis_its_own():
     narrow = fig.figure([fig.exact_trace([0, 1], [0, 1], "a")], y_title="S(0, t)")
     # the finite-width view's NTK: plotly labels it 0.002, 0.0025, …, 0.0045
