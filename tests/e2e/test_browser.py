@@ -191,13 +191,11 @@ CALLBACKS_PENDING = """() => {
 DRAW_GRACE, AFTER_JOB_GRACE = 2.5, 6.0
 
 
-def _moved_and_changed(page, view, spec) -> bool:
-    """Moves one control: the link must follow; whether the plots changed. The plots have
-    until the page has settled — the link shows the move (the answer is in), no callback is
-    on its way, no background job runs — and :data:`DRAW_GRACE` after (:data:`AFTER_JOB_GRACE`
-    once a job this move started has ended)."""
+def _moved_and_linked(page, view, spec) -> str:
+    """Moves one control once no job runs; waits until the link shows the move. The plots'
+    signature before the move."""
     # a change of the map before may have started a background job; a display switch
-    # (labels) waits for it, so the plots would not change within the window below
+    # (labels) waits for it, so the plots would not change within the window after the move
     wait_for_no_job(page, view)
     before, link_before = signature(page, view), query(page)
     move(page, view, spec)
@@ -206,6 +204,15 @@ def _moved_and_changed(page, view, spec) -> bool:
         arg=[spec.name, link_before.get(spec.name)],
         timeout=10_000,
     )
+    return before
+
+
+def _moved_and_changed(page, view, spec) -> bool:
+    """Moves one control: the link must follow; whether the plots changed. The plots have
+    until the page has settled — the link shows the move (the answer is in), no callback is
+    on its way, no background job runs — and :data:`DRAW_GRACE` after (:data:`AFTER_JOB_GRACE`
+    once a job this move started has ended)."""
+    before = _moved_and_linked(page, view, spec)
     settled_at, deadline, grace = None, time.monotonic() + 30, DRAW_GRACE
     while settled_at is None or time.monotonic() < settled_at + grace:
         if signature(page, view) != before:
@@ -242,14 +249,7 @@ def _moved_and_settled(page, view, spec) -> None:
     """Moves one control of a kind already seen to change the plots: the link must follow;
     then the page settles (no callback on its way, no job, the plots the same for 0.1 s), so
     that the next control's change is its own — without the grace a change is given."""
-    wait_for_no_job(page, view)
-    link_before = query(page)
-    move(page, view, spec)
-    page.wait_for_function(
-        "([name, old]) => new URLSearchParams(location.search).get(name) !== old",
-        arg=[spec.name, link_before.get(spec.name)],
-        timeout=10_000,
-    )
+    _moved_and_linked(page, view, spec)
     _settle(page, view, spec.name)
 
 
