@@ -8,7 +8,7 @@ Procfile's gunicorn.
     python benchmarks/browser_latency.py --load --phone --markdown   # a phone; for docs
 
 For every view (Debian's chromium, software rendering, 1400 × 1000), at its defaults — the
-network map at 4 × 4 cells and 100 steps, a size answered within the request (its default is a
+network map at 6 × 6 cells and 100 steps, a size answered within the request (its default is a
 background job of a second or two, tests/e2e/test_jobs.py):
 
 * **step** — a keyboard step of a slider until every plot in view that changes is on the

@@ -30,12 +30,13 @@ def graph_selector(view, panel) -> str:
     return f"#{view.key}-graph-{panel.graph} .js-plotly-plot"
 
 
-#: a state of each view with background jobs that stays light (answered within the request)
-#: whatever one control does to it, and of the sweeps view, whose answer grows with each
-#: control moved up (steps, points, width: a move took up to 7 s from its defaults): tests
-#: that move every control start there
+#: a state of each view with background jobs, and of the sweeps view, whose answer grows with
+#: each control moved up (steps, points, width: a move took up to 7 s from its defaults): tests
+#: that move every control start there, and :func:`move` takes these views' numbers down (a
+#: page step is a tenth of the range: two of them up took the map from 4 to 24 cells a side,
+#: 1–4 s a move), so that the state stays answered within the request
 LIGHT = {
-    "networks-map": {"resolution": 4, "steps": 100, "n_test": 40},
+    "networks-map": {"resolution": 6, "steps": 100, "n_test": 40},
     "networks-sweeps": {"steps": 100, "n_test": 50, "points": 3},
 }
 
@@ -118,7 +119,8 @@ def move(page, view, spec) -> None:
         now = float(thumb.get_attribute("aria-valuenow"))
         high = float(thumb.get_attribute("aria-valuemax"))
         low = float(thumb.get_attribute("aria-valuemin"))
-        key = "PageUp" if now < (low + high) / 2 else "PageDown"
+        lighter = view.key in LIGHT and now > low
+        key = "PageDown" if lighter or now >= (low + high) / 2 else "PageUp"
         thumb.press(key)
         thumb.press(key)
     elif spec.kind == "choice":
