@@ -5,7 +5,7 @@ Views write plain labels ("S(0, t)", "‖u‖", "h_i = w_i · x", "c_η", "η �
 :func:`typeset` turns them into the small HTML plotly draws (``<i>S</i>(0, <i>t</i>)``,
 ``<i>h</i><sub>i</sub>``, ``<i>κ</i><sup><i>c</i><sub>η</sub></sup>``) — the look of the
 MathJax in the explanations, without typesetting on every redraw — and
-:func:`typeset_children` into Dash components for the page. A single Latin or Greek letter
+:func:`typeset_children` into the page's :class:`Typeset` text. A single Latin or Greek letter
 standing alone is a symbol; words stay upright; ``x_i`` or ``x_{ij}`` is a subscript, ``k^−a``
 or ``κ^{c_η}`` a power. In prose (a summary's sentences) only the letters that carry a
 subscript or a power are symbols: "a" and "I" are words there.
@@ -16,13 +16,23 @@ a power of ten as "10⁻⁴" (slider marks).
 
 from __future__ import annotations
 
+import html as html_text
 import math
 import re
-from typing import Any
+from typing import Any, ClassVar
 
 from dash import html
+from dash.development.base_component import Component
 
-__all__ = ["decade", "number", "plain", "typeset", "typeset_children", "typeset_figure"]
+__all__ = [
+    "Typeset",
+    "decade",
+    "number",
+    "plain",
+    "typeset",
+    "typeset_children",
+    "typeset_figure",
+]
 
 _GREEK = "αβγδεζηθικλμνξπρστυφχψωΔΓΘΛΞΠΣΦΨΩ"
 _LETTER = f"A-Za-z{_GREEK}"
@@ -88,13 +98,33 @@ _MARKUP = re.compile(r"(</?(?:i|sub|sup)>)")
 _ELEMENTS = {"i": html.I, "sub": html.Sub, "sup": html.Sup}
 
 
-def typeset_children(text: str, *, prose: bool = False) -> list:
-    """Dash components (text, ``html.I``, ``html.Sub``, ``html.Sup``, nested as needed) for a
-    plain label, for the page (control labels, summaries, tables)."""
-    if not isinstance(text, str):
-        return [text]
+class Typeset(Component):
+    """Typeset text on the page as one component: ``markup`` is escaped text with ``<i>``,
+    ``<sub>`` and ``<sup>`` only (:func:`typeset_children` writes it), drawn as a ``<span>`` by
+    ``assets/typeset.js``.
+
+    One component, not one per italic letter and subscript: Dash's renderer runs every
+    component's store selector on each of its updates, and a view's labels and summary were
+    ~95 of the finite-width layout's 372 components, ~20 ms of each slider step in the
+    browser (docs/performance.md)."""
+
+    _namespace = "lazy_rich"
+    _type = "Typeset"
+    _children_props: ClassVar[list[str]] = []
+    _base_nodes: ClassVar[list[str]] = ["children"]
+
+    def __init__(self, markup: str, **kwargs):
+        self._prop_names = ["markup"]
+        self._valid_wildcard_attributes = []
+        self.available_properties = ["markup"]
+        self.available_wildcard_properties = []
+        super().__init__(markup=markup, **kwargs)
+
+
+def _components(markup: str) -> list:
+    """Markup of i/sub/sup tags and text as nested Dash components (for :func:`plain`)."""
     stack: list[list] = [[]]
-    for piece in _MARKUP.split(typeset(text, prose=prose)):
+    for piece in _MARKUP.split(markup):
         if not piece:
             continue
         if piece.startswith("</"):
@@ -103,17 +133,32 @@ def typeset_children(text: str, *, prose: bool = False) -> list:
         elif piece.startswith("<"):
             stack.append([])
         else:
-            stack[-1].append(piece)
+            stack[-1].append(html_text.unescape(piece))
     return stack[0]
 
 
+def typeset_children(text: str, *, prose: bool = False) -> list:
+    """The children of a page element for a plain label (control labels, summaries, tables):
+    the text itself where nothing is typeset, else one :class:`Typeset` (text escaped, so that
+    anything else that looks like markup is shown as written)."""
+    if not isinstance(text, str):
+        return [text]
+    pieces = _MARKUP.split(typeset(text, prose=prose))
+    if len(pieces) == 1:
+        return pieces
+    escaped = (p if _MARKUP.fullmatch(p) else html_text.escape(p, quote=False) for p in pieces)
+    return [Typeset("".join(escaped))]
+
+
 def plain(children: Any) -> str:
-    """Typeset components (:func:`typeset_children`) as the plain text they were set from:
+    """Typeset text (:func:`typeset_children`) as the plain text it was set from:
     ``<i>h</i><sub>i</sub>`` reads "h_i" again (logs, tests)."""
     if isinstance(children, str):
         return children
     if isinstance(children, list | tuple):
         return "".join(plain(child) for child in children)
+    if isinstance(children, Typeset):
+        return plain(_components(children.markup))
     inner = plain(getattr(children, "children", ""))
     kind = type(children).__name__
     if kind == "Sub":

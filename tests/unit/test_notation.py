@@ -4,9 +4,8 @@ writes them, never as code ("c_η", "d^−1.11", "1e+03", "8.5e-18")."""
 import math
 
 import pytest
-from dash import html
 
-from app.ui.notation import decade, number, typeset, typeset_children
+from app.ui.notation import Typeset, decade, number, plain, typeset, typeset_children
 
 
 @pytest.mark.parametrize(
@@ -70,10 +69,19 @@ def test_prose_keeps_words_upright_and_sets_only_what_is_maths():
     assert "<i>S</i>(0, <i>t</i>) = 8.5 × 10⁻¹⁸" in written
 
 
-def test_page_components_nest_powers_and_subscripts():
-    children = typeset_children("c_ηu  (η_u ∝ κ^c_ηu)")
-    power = children[-2]
-    assert isinstance(power, html.Sup)
-    assert isinstance(power.children[0], html.I) and isinstance(power.children[1], html.Sub)
-    text = "".join(c if isinstance(c, str) else "" for c in typeset_children("t_c = 5", prose=True))
-    assert "_" not in text and "^" not in text
+def test_page_text_is_one_component_with_powers_and_subscripts_nested_and_the_rest_escaped():
+    (label,) = typeset_children("c_ηu  (η_u ∝ κ^c_ηu)")
+    assert isinstance(label, Typeset)
+    assert label.markup == (
+        "<i>c</i><sub>ηu</sub>  (<i>η</i><sub><i>u</i></sub> ∝ "
+        "<i>κ</i><sup><i>c</i><sub>ηu</sub></sup>)"
+    )
+    assert plain(label) == "c_ηu  (η_u ∝ κ^c_ηu)"
+    # what only looks like markup is shown as written, not interpreted by the browser
+    (compared,) = typeset_children("a <b> & x_i < y", prose=True)
+    assert compared.markup == "a &lt;b&gt; &amp; <i>x</i><sub><i>i</i></sub> &lt; y"
+    assert plain(compared) == "a <b> & x_i < y"
+    # nothing typeset: the text itself, no component
+    assert typeset_children("seed") == ["seed"]
+    (prose,) = typeset_children("t_c = 5", prose=True)
+    assert "_" not in prose.markup.replace("<sub>", "") and "^" not in prose.markup
