@@ -49,6 +49,7 @@ from .core.jobs import (
     JobLimits,
     JobRecord,
     Jobs,
+    cancelled_key,
     limit_text,
     record_key,
     watchers_key,
@@ -71,7 +72,8 @@ WALL_FACTOR = 4.0
 #: the CPU priority of jobs (``nice``): the sliders of the page come first
 JOB_NICE = 10
 #: how often a job checks that a page still follows it (s), and how long it goes on without
-#: one (a store that restarted lost every page's ticket: the pages' next polls renew them)
+#: one (a store that restarted lost every page's ticket: the pages' next polls renew them) —
+#: unless the last page to follow it cancelled it: then it stops at the next check
 WATCH_SECONDS = 2.0
 UNWATCHED_GRACE = 10.0
 TASK_NAME = "lazy_rich.job"
@@ -163,6 +165,8 @@ class Heartbeat(threading.Thread):
                 self._halt("the server stopped", "cancelled")
             elif self.store.members(watchers_key(record.setting)):
                 self._unwatched_since = None
+            elif self.store.get(cancelled_key(record.setting)) is not None:
+                self._halt("its last page cancelled it", "cancelled")
             elif self._unwatched_since is None:
                 self._unwatched_since = time.time()
             elif time.time() - self._unwatched_since >= UNWATCHED_GRACE:

@@ -323,6 +323,14 @@ def ticket_key(ticket: str) -> str:
     return f"ticket:{ticket}"
 
 
+def cancelled_key(setting: str) -> str:
+    """Set when a page's Cancel released the setting, cleared when a page follows it again:
+    a computation nobody follows stops at once after a Cancel, and only after
+    ``UNWATCHED_GRACE`` otherwise (a store that restarted lost the pages' tickets, not their
+    interest)."""
+    return f"cancelled:{setting}"
+
+
 WORKERS = "worker:"
 
 
@@ -461,6 +469,7 @@ class Jobs:
         ticket = secrets.token_hex(16)
         self.store.put(ticket_key(ticket), {"setting": setting, "client": client}, TICKET_SECONDS)
         self.store.join(watchers_key(setting), ticket, TICKET_SECONDS)
+        self.store.delete(cancelled_key(setting))
         return Follow(ticket, setting, asked)
 
     # -- fair use ---------------------------------------------------------------------------
@@ -579,6 +588,8 @@ class Jobs:
         # clicked does not take the ticket up again and keep the computation going
         released = {"setting": setting, "released": why}
         self.store.put(ticket_key(ticket), released, TICKET_SECONDS)
+        if why == "cancelled":
+            self.store.put(cancelled_key(setting), {"ticket": ticket}, TICKET_SECONDS)
 
     def health(self) -> dict:
         """What ``/healthz`` says about jobs."""

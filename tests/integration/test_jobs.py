@@ -19,6 +19,7 @@ import pytest
 from dash import no_update
 from flask import Flask
 
+from app import job_runner
 from app.cache import ResultCache
 from app.core import jobs
 from app.core.jobs import Follow, JobLimits, JobOutcome, JobRecord, Jobs, Refusal
@@ -458,10 +459,30 @@ def test_a_job_nobody_follows_stops(tmp_path, store):
         assert time.monotonic() < deadline
         time.sleep(0.1)
     service.cancel(follow.to_data())  # the only page
+    cancelled_at = time.monotonic()
     while JobRecord.parse(store.get(key)).state == "running":
         assert time.monotonic() < deadline, "the job went on with nobody following it"
         time.sleep(0.1)
     assert JobRecord.parse(store.get(key)).state == "cancelled"
+    # at its next check, not after the grace given to pages that went quiet (a Cancel is
+    # not a store that lost the pages' tickets)
+    assert time.monotonic() - cancelled_at < job_runner.UNWATCHED_GRACE
+
+
+def test_only_a_cancel_by_the_last_page_marks_the_setting_and_a_new_follower_clears_it(
+    recorded, store
+):
+    first = _ask(recorded)
+    setting = Follow.parse(first.job).setting
+    other = MAP.spec.with_overrides({"d": 10, "n": 100, "resolution": 11, "steps": 1500})
+    _ask(recorded, other, job=first.job)  # moved on: its job waits out the grace
+    assert store.get(jobs.cancelled_key(setting)) is None
+    again = _ask(recorded, client="b" * 16)
+    assert Follow.parse(again.job).setting == setting
+    recorded.cancel(again.job)
+    assert store.get(jobs.cancelled_key(setting)) is not None
+    _ask(recorded, client="c" * 16)  # a page follows it again: it must not stop
+    assert store.get(jobs.cancelled_key(setting)) is None
 
 
 def test_a_refusal_is_data_the_page_can_hold():
