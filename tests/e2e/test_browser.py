@@ -137,9 +137,8 @@ def move(page, view, spec) -> None:
         high = float(thumb.get_attribute("aria-valuemax"))
         low = float(thumb.get_attribute("aria-valuemin"))
         lighter = view.key in LIGHT and now > low
-        key = "PageDown" if lighter or now >= (low + high) / 2 else "PageUp"
-        thumb.press(key)
-        thumb.press(key)
+        # one page step: ten of the slider's steps (its last if fewer), one request
+        thumb.press("PageDown" if lighter or now >= (low + high) / 2 else "PageUp")
     elif spec.kind == "choice":
         current = page.locator(f"{ident} input:checked").get_attribute("value")
         options = page.locator(f"{ident} input")
