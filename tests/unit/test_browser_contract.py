@@ -3,8 +3,9 @@
 The browser side uses Dash's documented extension points (clientside callbacks,
 ``dash_clientside.set_props``, ``callback_context``, ``dccFunctions``); the details it reads
 that Dash does not document — the callback route, the format of its answers, the slider's
-thumbs, the graph's use of the page's plotly.js — are checked here, so that an upgrade that
-changes one fails this test instead of the page going quietly wrong."""
+thumbs, the graph's use of the page's plotly.js, where the renderer finds a component for
+``assets/typeset.js`` — are checked here, so that an upgrade that changes one fails this test
+instead of the page going quietly wrong."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import dash
 import pytest
 
 from app.factory import create_app
+from app.ui.notation import Typeset
 from app.views import VIEWS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -112,3 +114,17 @@ def test_the_paper_cards_links_navigate_as_dash_links_do():
     # dcc.Link: pushState({}, "", href), then the event
     link = rf'pushState\(\{{\}},"",\w+\),window\.dispatchEvent\(new \w+\("{event}"\)\)'
     assert re.search(link, GRAPH)
+
+
+def test_typeset_text_is_found_where_assets_typeset_js_puts_it():
+    """The renderer draws a component it finds at ``window[namespace][type]`` (how every
+    component library is found); ``assets/typeset.js`` puts ``Typeset`` there, under the names
+    the Python class sends."""
+    assert re.search(r"=window\[(\w+)\];if\(\w+\)\{if\(\w+\[\w+\]\)return", RENDERER)
+    script = (ROOT / "assets" / "typeset.js").read_text(encoding="utf-8")
+    assert f"window.{Typeset._namespace} = " in script
+    assert f"{{ {Typeset._type}: {Typeset._type} }}" in script
+    assert "props.markup" in script
+    sent = Typeset("<i>x</i>").to_plotly_json()
+    assert (sent["namespace"], sent["type"]) == (Typeset._namespace, Typeset._type)
+    assert sent["props"] == {"markup": "<i>x</i>"}
