@@ -105,7 +105,7 @@ class Typeset(Component):
 
     One component, not one per italic letter and subscript: Dash's renderer runs every
     component's store selector on each of its updates, and a view's labels and summary were
-    ~95 of the finite-width layout's 372 components, ~20 ms of each slider step in the
+    ~95 of the finite-width layout's 372 components, ~15 ms of each slider step in the
     browser (docs/performance.md)."""
 
     _namespace = "lazy_rich"
