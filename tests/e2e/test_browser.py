@@ -33,8 +33,8 @@ def graph_selector(view, panel) -> str:
 #: a state of each view with background jobs, and of the sweeps view, whose answer grows with
 #: each control moved up (steps, points, width: a move took up to 7 s from its defaults): tests
 #: that move every control start there, and :func:`move` takes these views' numbers down (a
-#: page step is a tenth of the range: two of them up took the map from 4 to 24 cells a side,
-#: 1–4 s a move), so that the state stays answered within the request
+#: page step is ten of the slider's steps: two of them up took the map from 4 to 24 cells a
+#: side, 1–4 s a move), so that the state stays answered within the request
 LIGHT = {
     "networks-map": {"resolution": 6, "steps": 100, "n_test": 40},
     "networks-sweeps": {"steps": 100, "n_test": 50, "points": 3},
