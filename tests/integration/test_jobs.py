@@ -469,9 +469,7 @@ def test_a_job_nobody_follows_stops(tmp_path, store):
     assert time.monotonic() - cancelled_at < job_runner.UNWATCHED_GRACE
 
 
-def test_only_a_cancel_by_the_last_page_marks_the_setting_and_a_new_follower_clears_it(
-    recorded, store
-):
+def test_a_cancel_marks_the_setting_a_move_does_not_and_a_new_follower_clears_it(recorded, store):
     first = _ask(recorded)
     setting = Follow.parse(first.job).setting
     other = MAP.spec.with_overrides({"d": 10, "n": 100, "resolution": 11, "steps": 1500})
