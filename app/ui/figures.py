@@ -648,14 +648,13 @@ def _within_reach(figure_dict: dict) -> None:
                 "-",
             ):
                 continue
-            try:
-                numbers = np.array(values, dtype=float)
+            try:  # (no copy of a float array: on every step, most have no such point)
+                numbers = np.asarray(values, dtype=float)
             except (TypeError, ValueError):  # names, dates, packed arrays
                 continue
             far = np.abs(numbers) > DRAWABLE
-            if far.any():
-                numbers[far] = np.nan
-                trace[letter] = numbers
+            if far.any():  # a copy: the trace's array may be the cached result's own
+                trace[letter] = np.where(far, np.nan, numbers)
 
 
 def compact(figure_dict: dict) -> dict:

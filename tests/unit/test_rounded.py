@@ -54,3 +54,14 @@ def test_a_point_no_screen_can_place_is_a_gap_on_a_linear_axis_only():
     assert named["x"] == ["a", "b"]
     assert heatmap["z"] == [[far, near]]
     assert DRAWABLE < 3.4e38 / 1e6  # a millionth of the axis's span still in range
+
+
+def test_a_gap_leaves_the_array_the_trace_was_given_as_it_was():
+    """A figure's arrays may be the cached result's own: the gap goes into a copy."""
+    result = np.array([0.5, 1e140, 2.0])
+    figure = {"data": [{"type": "scatter", "x": np.arange(3.0), "y": result}], "layout": {}}
+    compact(figure)
+    assert np.isnan(figure["data"][0]["y"][1]) and result[1] == 1e140
+    kept = np.array([0.5, 1.0])  # nothing to hide: the same array goes on
+    figure = {"data": [{"type": "scatter", "y": kept}], "layout": {}}
+    assert compact(figure)["data"][0]["y"] is kept
