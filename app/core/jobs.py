@@ -505,20 +505,16 @@ class Jobs:
         """The state of the computation a page follows; renews the page's ticket."""
         try:
             held = self.store.get(ticket_key(follow.ticket))
-            if isinstance(held, dict) and held.get("released") in RELEASED:
+            if (why := _released(held)) is not None:
                 # a poll that left before the page's Cancel (or before it moved on): it must
                 # not take the ticket up again and keep the computation going
-                return JobStatus(held["released"], None)
+                return JobStatus(why, None)
             record = JobRecord.parse(self.store.get(record_key(follow.setting)))
             if held is None and record is None:
                 return self._missing(follow)
-            # (a store that restarted lost the ticket but the job rewrote its record)
-            self.store.put(
-                ticket_key(follow.ticket),
-                {"setting": follow.setting, "client": str((held or {}).get("client", ""))},
-                TICKET_SECONDS,
-            )
-            self.store.join(watchers_key(follow.setting), follow.ticket, TICKET_SECONDS)
+            released = self._renew(follow, held)
+            if released is not None:
+                return JobStatus(released, None)
             if self.runner is not None:
                 self.runner.wake()
             self._unreachable.pop(follow.ticket, None)
@@ -526,6 +522,27 @@ class Jobs:
         except StoreError as error:
             log.warning("job status unavailable: %s", error)
             return self._unreachable_status(follow)
+
+    def _renew(self, follow: Follow, held: dict | None) -> str | None:
+        """Renew the page's ticket and its place among the setting's followers, unless the
+        page released the ticket meanwhile (its next request, or its Cancel, crossed this
+        poll): then why it did, and the ticket follows nothing. The ticket is replaced only if
+        it is still what this poll read, and read again after joining, because
+        :meth:`release` marks the ticket before it leaves."""
+        key = ticket_key(follow.ticket)
+        # (a store that restarted lost the ticket but the job rewrote its record)
+        renewed = {"setting": follow.setting, "client": str((held or {}).get("client", ""))}
+        if held is None:
+            kept = self.store.add(key, renewed, TICKET_SECONDS)
+        else:
+            kept = self.store.swap(key, held, renewed, TICKET_SECONDS)
+        if not kept and (why := _released(self.store.get(key))) is not None:
+            return why
+        self.store.join(watchers_key(follow.setting), follow.ticket, TICKET_SECONDS)
+        if (why := _released(self.store.get(key))) is not None:
+            self.store.leave(watchers_key(follow.setting), follow.ticket)
+            return why
+        return None
 
     def _unreachable_status(self, follow: Follow) -> JobStatus:
         """The store did not answer: a Redis restarting is back within a second or two, and
@@ -583,11 +600,12 @@ class Jobs:
     def release(self, ticket: str, setting: str, why: str = "cancelled") -> None:
         """A page stops following (``why``: "cancelled", or "moved on" to other values): only
         its own ticket goes. The computation stops when no page follows it any more."""
-        self.store.leave(watchers_key(setting), ticket)
         # kept as released (not deleted) so that a poll already on its way when Cancel was
-        # clicked does not take the ticket up again and keep the computation going
+        # clicked does not take the ticket up again and keep the computation going; marked
+        # before it leaves, which a poll crossing this reads after it joins (:meth:`_renew`)
         released = {"setting": setting, "released": why}
         self.store.put(ticket_key(ticket), released, TICKET_SECONDS)
+        self.store.leave(watchers_key(setting), ticket)
         if why == "cancelled":
             self.store.put(cancelled_key(setting), {"ticket": ticket}, TICKET_SECONDS)
 
@@ -708,6 +726,13 @@ class Jobs:
         except StoreError as error:
             log.warning("cancel: %s", error)
         return {"status": CANCELLED, "bar_hidden": True, "retry_hidden": False, "poll_off": True}
+
+
+def _released(held: Any) -> str | None:
+    """Why the page released a ticket (its stored value), or None if it did not."""
+    if isinstance(held, dict) and held.get("released") in RELEASED:
+        return held["released"]
+    return None
 
 
 def page_parts(key: str) -> list:

@@ -532,3 +532,39 @@ def test_a_follower_renewing_its_place_never_seems_gone_to_another_process(tmp_p
     finally:
         watcher.join(10)
     assert watcher.exitcode == 0 and lost.value == 0, lost.value
+
+
+class _MovesOnDuringAPoll(FolderJobStore):
+    """A job store in which the page moves on (``moves_on()``) just after a poll has read the
+    ticket ``ticket`` and before it renews it: the poll left the page before the new request."""
+
+    ticket = ""
+    moves_on = None
+
+    def get(self, key):
+        found = super().get(key)
+        if key == jobs.ticket_key(self.ticket) and self.moves_on is not None:
+            moves_on, self.moves_on = self.moves_on, None
+            moves_on()
+        return found
+
+
+def test_a_poll_crossing_the_page_s_next_request_does_not_follow_its_old_job_again(tmp_path):
+    """A poll of the page's job and the page's next request (to other values) reach the server
+    at once: the request releases the old ticket between the poll's reading and renewing it.
+    The poll must not take the old job up again: the page would then hold two jobs, and its
+    next request would be refused as one too many (seen in CI: "This page already has a
+    computation running")."""
+    store = _MovesOnDuringAPoll(tmp_path / "jobs")
+    service = Jobs(store, runner=None, limits=JobLimits(queue=4, per_client=1))
+    first = _ask(service)
+    store.ticket = Follow.parse(first.job).ticket
+    second = {}
+    other = MAP.spec.with_overrides({"d": 10, "n": 100, "resolution": 11, "steps": 1500})
+    store.moves_on = lambda: second.update(answer=_ask(service, other, job=first.job))
+    late = service.follow(first.job)
+    assert all(value is no_update for value in late.values()), late
+    assert not store.members(jobs.watchers_key(Follow.parse(first.job).setting))
+    third = MAP.spec.with_overrides({"d": 10, "n": 100, "resolution": 12, "steps": 1500})
+    answer = _ask(service, third, job=second["answer"].job)
+    assert Follow.parse(answer.job) is not None, answer.messages
