@@ -15,6 +15,9 @@ from app.views.networks import MAP
 KEY = MAP.key
 #: a map of a few seconds on this machine: a background job (MAP.heavy), quick enough to wait for
 HEAVY = {"d": 10, "n": 100, "resolution": 10, "steps": 1500}
+#: a job whose progress bar moves: the job writes its progress once a second, and a job of
+#: HEAVY's size ends in about two on a quiet machine (one value seen)
+PROGRESSING = HEAVY | {"steps": 4000}
 #: about four times that: long enough to break something while it runs
 LONGER = {"d": 10, "n": 100, "resolution": 14, "steps": 3000}
 #: the paper's sizes: minutes of work, to be cancelled

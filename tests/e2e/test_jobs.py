@@ -25,6 +25,7 @@ from tests.job_pages import (
     KERNEL_MAP,
     KEY,
     MINUTES,
+    PROGRESSING,
     STATUS,
     drawn,
     follow,
@@ -42,7 +43,9 @@ def run_heavy_map(page, base: str, values: dict) -> list[dict]:
     seen = follow(page, drawn(page, values["resolution"]))
     progress = [s["value"] for s in seen if s["shown"] and s["value"] > 0]
     assert any("background" in s["timing"] for s in seen), seen[:3]
-    assert len(set(progress)) >= 2 and progress == sorted(progress), progress
+    assert len(set(progress)) >= 2 and progress == sorted(progress), [
+        (s["value"], s["at"], s["text"]) for s in seen
+    ]
     assert any("training" in s["text"] for s in seen)
     assert page.locator(".message").count() == 0
     assert page.evaluate(STATUS)["timing"] == ""  # no timings or cache state for students
@@ -62,12 +65,12 @@ def test_a_heavy_map_runs_in_the_background_with_progress_then_comes_from_the_ca
     browser, page, local_jobs
 ):
     url, jobs_dir = local_jobs
-    run_heavy_map(page, url, HEAVY)
+    run_heavy_map(page, url, PROGRESSING)
     before = records(jobs_dir)
     # a second student asks for the same map: from the shared cache, no job, no bar
     other = browser.new_page(viewport={"width": 1400, "height": 1000})
-    other.goto(f"{url}{MAP.path}{query_of(HEAVY)}")
-    seen = follow(other, drawn(other, HEAVY["resolution"]))
+    other.goto(f"{url}{MAP.path}{query_of(PROGRESSING)}")
+    seen = follow(other, drawn(other, PROGRESSING["resolution"]))
     assert not any(state["shown"] or state["retry"] or state["messages"] for state in seen)
     assert all(state["timing"] == "" for state in seen)
     assert records(jobs_dir) == before
@@ -123,7 +126,8 @@ def test_cancel_stops_the_job_and_leaves_the_page_usable(page, local_jobs):
     while not any(r.values == controls and r.state == "cancelled" for r in records(jobs_dir)):
         assert time.monotonic() < deadline, "the cancelled job went on"
         time.sleep(0.2)
-    # the page still answers: a light map is drawn within the request
+    # the page still answers: each value typed is a new (short) job, which releases the one
+    # before, and the last one's map is drawn
     light = {"resolution": 4, "steps": 100, "n_test": 40}
     for name, value in light.items():
         box = page.locator(f"#{KEY}-{name}-box")
@@ -156,7 +160,7 @@ def test_a_celery_worker_runs_the_map_with_progress_into_the_shared_cache(page, 
     import redis
 
     url, redis_url, log = celery_deployment
-    values = HEAVY | {"seed": 7}  # not in any other test's cache
+    values = PROGRESSING | {"seed": 7}  # not in any other test's cache
     run_heavy_map(page, url, values)
     text = log.read_text()
     assert "lazy_rich.job" in text and "succeeded" in text, text[-2000:]
