@@ -350,7 +350,7 @@ def layout(link: Callable[[str], str], search: str, embed: bool) -> html.Div:
                 **{"aria-labelledby": heading},
             )
         )
-    # plain text: the intro has no formula, and MathJax would cost the page a second
+    # plain text: the intro has no formula
     intro = [] if embed else [html.H1("Paper figures"), html.P(INTRO, className="explanation")]
     return html.Div(
         [*intro, *sections],

@@ -699,13 +699,11 @@
 
   /* ---- the keyboard: one tab stop per control ------------------------------------------------ */
 
-  /* A plot's toolbar (six buttons a plot, forty on a view) and every formula (MathJax makes
-   * each one a tab stop for its menu) would come between the controls and the plots. They
-   * stay reachable: the toolbar by pointer and touch (its numbers are the CSV and JSON
-   * downloads), the formulas' text by screen readers (MathJax's speech), their menu by
-   * right-click. */
+  /* A plot's toolbar (six buttons a plot, forty on a view) would come between the controls
+   * and the plots. It stays reachable by pointer and touch (its numbers are the CSV and JSON
+   * downloads). */
   function outOfTabOrder(root) {
-    var stops = root.querySelectorAll(".modebar-btn:not([tabindex='-1']), mjx-container[tabindex='0']");
+    var stops = root.querySelectorAll(".modebar-btn:not([tabindex='-1'])");
     for (var k = 0; k < stops.length; k++) { stops[k].setAttribute("tabindex", "-1"); }
   }
 

@@ -21,7 +21,7 @@ class Panel(Generic[Controls, Result]):
     #: the graph's name in the page (``{view}-graph-{graph}``) and in the animation frames
     graph: str
     title: str
-    #: Markdown with MathJax, shown under the plot (not in embedded pages)
+    #: Markdown with TeX formulas (app/ui/prose.py), shown under the plot (not in embedded pages)
     explanation: str
     draw: Callable[[Controls, Result], Figure]
     height: int = 300

@@ -144,7 +144,7 @@ class View(Generic[Controls, Result]):
     nav_title: str
     #: one paragraph for the start page's card
     summary: str
-    #: Markdown (with MathJax) above the plots
+    #: Markdown with TeX formulas (app/ui/prose.py) above the plots
     intro: str
     controls: type[Controls]
     compute: Callable[[Controls], Result]

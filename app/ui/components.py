@@ -1,5 +1,5 @@
 """Building blocks shared by the views: controls made from state fields, explanations with
-MathJax, the animation bar, downloads and the page shell."""
+formulas, the animation bar, downloads and the page shell."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from dash import dcc, html
 
 from ..core.state import Field
 from .notation import decade, typeset_children
+from .prose import Prose, to_html
 
 __all__ = [
     "animation_bar",
@@ -206,8 +207,9 @@ def format_value(value: float) -> str:
     return f"{float(f'{value:.4g}'):g}"
 
 
-def explanation(markdown: str) -> dcc.Markdown:
-    return dcc.Markdown(markdown, mathjax=True, className="explanation")
+def explanation(markdown: str) -> Prose:
+    """Markdown with TeX formulas, rendered on the server (app/ui/prose.py)."""
+    return Prose(to_html(markdown), className="explanation")
 
 
 def graph_card(

@@ -4,7 +4,7 @@ subscripts lowered, powers raised, numbers written as a reader writes them.
 Views write plain labels ("S(0, t)", "‖u‖", "h_i = w_i · x", "c_η", "η ∝ κ^c_η", "d^−1.11");
 :func:`typeset` turns them into the small HTML plotly draws (``<i>S</i>(0, <i>t</i>)``,
 ``<i>h</i><sub>i</sub>``, ``<i>κ</i><sup><i>c</i><sub>η</sub></sup>``) — the look of the
-MathJax in the explanations, without typesetting on every redraw — and
+formulas in the explanations (app/ui/prose.py), without typesetting on every redraw — and
 :func:`typeset_children` into the page's :class:`Typeset` text. A single Latin or Greek letter
 standing alone is a symbol; words stay upright; ``x_i`` or ``x_{ij}`` is a subscript, ``k^−a``
 or ``κ^{c_η}`` a power. In prose (a summary's sentences) only the letters that carry a

@@ -54,7 +54,7 @@ def take(browser, url: str, view, scheme: str, opened: bool) -> Path:
     try:
         page.goto(url + view.path + light(view))
         wait_for_graphs(page, view)
-        page.wait_for_timeout(3000)  # MathJax typesets, the plots resize once
+        page.wait_for_timeout(3000)  # the plots resize once, the formulas' font arrives
         suffix = ""
         if opened:
             page.locator(".sidebar-summary").tap()

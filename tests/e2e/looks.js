@@ -316,7 +316,7 @@ async (theme) => {
   const pageProblems = new Set();
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {
     const parent = node.parentElement;
-    if (!parent || parent.closest("script, style, mjx-container, .MathJax, svg, code, pre, .js-plotly-plot")) { continue; }
+    if (!parent || parent.closest("script, style, math, svg, code, pre, .js-plotly-plot")) { continue; }
     const text = node.textContent.trim();
     if (!text || !visible(parent)) { continue; }
     const area = parent.closest(".paper-card") ? "a paper card's text"

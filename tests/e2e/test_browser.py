@@ -158,7 +158,7 @@ def test_a_view_loads_cleanly_names_its_controls_downloads_its_numbers_and_takes
     load, not four: a load costs the machine 2.5–3.5 CPU-s, and the browser tests are most of
     the suite's time. The ``page`` fixture fails the test on any console error."""
     open_view(page, live_server, view)
-    page.wait_for_timeout(500)  # let MathJax and late callbacks finish
+    page.wait_for_timeout(500)  # let late callbacks finish
     assert page.locator(".site-header").count() == 1
     assert page.locator(".message").count() == 0
     screenshot(page, view.key)

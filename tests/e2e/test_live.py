@@ -36,9 +36,9 @@ DRAWS = "() => window.__probe.draws.map(d => d[0])"
 
 def _probe(page, view, network) -> None:
     """Count draws from now on, once the page has finished loading: each plot redraws once
-    after its first draw (its size observed), and MathJax typesets the explanations about a
-    second later. Both are waited for as draws, not guessed as a time — a busy machine makes
-    them late (a fixed 1.5 s wait once let a load's redraw count as a change's)."""
+    after its first draw (its size observed). That is waited for as draws, not guessed as a
+    time — a busy machine makes it late (a fixed 1.5 s wait once let a load's redraw count as
+    a change's)."""
     page.evaluate(PROBE)
     page.wait_for_timeout(1500)
     wait_quiet(page, network, quiet_ms=1000)
@@ -336,7 +336,7 @@ CONTRAST = """() => {
   const failing = [];
   for (const el of document.querySelectorAll('body *')) {
     const text = Array.from(el.childNodes).some(n => n.nodeType === 3 && n.textContent.trim());
-    const skip = el.closest('svg, .js-plotly-plot, mjx-container');
+    const skip = el.closest('svg, .js-plotly-plot, math');
     if (!text || el.offsetParent === null || skip) continue;
     const style = getComputedStyle(el); const fg = rgb(style.color); const bg = background(el);
     const [a, b] = [lum(fg), lum(bg)].sort((x, y) => y - x);
@@ -548,12 +548,53 @@ def _a_control_in_the_sheet_redraws_a_plot_in_sight(page, view, network) -> None
     assert any(shown[graph] > 0.6 for graph in drawn), (drawn, shown)
 
 
+# -- the formulas --------------------------------------------------------------------------------
+
+FORMULAS = """stacked => {
+  const box = el => el.getBoundingClientRect();
+  const centre = r => r.left + r.width / 2;
+  const [top, bottom] = [...document.querySelector(`.explanation ${stacked}`).children].map(box);
+  const bar = document.querySelector('.explanation .overline');
+  return {
+    mathjax: performance.getEntriesByType('resource').map(e => e.name)
+      .filter(n => /mathjax/i.test(n)),
+    font: document.fonts.check('16px "Lazy Rich Math"'),
+    family: getComputedStyle(document.querySelector('.explanation math')).fontFamily,
+    stacked: [top.bottom, bottom.top, Math.abs(centre(top) - centre(bottom))],
+    bar: bar && [box(bar).width, box(bar.firstElementChild).width,
+                 getComputedStyle(bar).borderTopWidth],
+  }; }"""
+
+
+@pytest.mark.parametrize("key, stacked", [("lambda-balanced", "mfrac"), ("finite-width", "munder")])
+def test_formulas_are_laid_out_by_the_browser_in_the_shipped_font_without_mathjax(
+    page, live_server, key, stacked
+):
+    """The explanations' MathML (app/ui/prose.py) is laid out as mathematics: a fraction's
+    numerator, or what an underbrace is under, stands centred above what is below it (a
+    browser without MathML would set them side by side); an overline spans what it is over;
+    the formulas' font is loaded and no MathJax is."""
+    open_view(page, live_server, VIEWS_BY_KEY[key])
+    page.wait_for_function(
+        "() => document.querySelector('.explanation math') && document.fonts.status === 'loaded'",
+        timeout=TIMEOUT,
+    )
+    found = page.evaluate(FORMULAS, stacked)
+    assert found["mathjax"] == [] and found["font"], found
+    assert found["family"].startswith('"Lazy Rich Math"'), found["family"]
+    above, below, off_centre = found["stacked"]
+    assert above <= below + 0.5 and off_centre < 1.5, found["stacked"]
+    if key == "finite-width":  # (its intro's means over the neurons)
+        width, base, border = found["bar"]
+        assert abs(width - base) < 1 and float(border.removesuffix("px")) > 0, found["bar"]
+
+
 # -- the keyboard, the toolbar ------------------------------------------------------------------
 
 TAB_STOPS = """() => { const el = document.activeElement;
   const id = el.id || (el.closest('[id]') || {}).id || '';
   return [el.tagName, id, el.className.baseVal ?? el.className,
-          !!el.closest('.modebar, mjx-container'), getComputedStyle(el).outlineStyle]; }"""
+          !!el.closest('.modebar, math'), getComputedStyle(el).outlineStyle]; }"""
 
 
 def test_the_keyboard_reaches_each_control_once_slider_before_box_and_skips_toolbars(
@@ -561,8 +602,7 @@ def test_the_keyboard_reaches_each_control_once_slider_before_box_and_skips_tool
 ):
     view = VIEWS_BY_KEY["single-neuron"]
     open_view(page, live_server, view)
-    page.wait_for_function("() => document.querySelector('mjx-container')", timeout=TIMEOUT)
-    page.wait_for_timeout(1000)
+    page.wait_for_function("() => document.querySelector('.explanation math')", timeout=TIMEOUT)
     stops = []
     page.locator("body").focus()
     for _ in range(120):

@@ -18,6 +18,7 @@ import pytest
 
 from app.factory import create_app
 from app.ui.notation import Typeset
+from app.ui.prose import Prose
 from app.views import VIEWS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -116,15 +117,16 @@ def test_the_paper_cards_links_navigate_as_dash_links_do():
     assert re.search(link, GRAPH)
 
 
-def test_typeset_text_is_found_where_assets_typeset_js_puts_it():
+def test_typeset_text_and_explanations_are_found_where_assets_typeset_js_puts_them():
     """The renderer draws a component it finds at ``window[namespace][type]`` (how every
-    component library is found); ``assets/typeset.js`` puts ``Typeset`` there, under the names
-    the Python class sends."""
+    component library is found); ``assets/typeset.js`` puts ``Typeset`` and ``Prose`` there,
+    under the names their Python classes send."""
     assert re.search(r"=window\[(\w+)\];if\(\w+\)\{if\(\w+\[\w+\]\)return", RENDERER)
     script = (ROOT / "assets" / "typeset.js").read_text(encoding="utf-8")
+    assert Typeset._namespace == Prose._namespace
     assert f"window.{Typeset._namespace} = " in script
-    assert f"{{ {Typeset._type}: {Typeset._type} }}" in script
-    assert "props.markup" in script
+    assert f"{{ {Typeset._type}: {Typeset._type}, {Prose._type}: {Prose._type} }}" in script
+    assert script.count("__html: props.markup") == 2 and "props.className" in script
     sent = Typeset("<i>x</i>").to_plotly_json()
     assert (sent["namespace"], sent["type"]) == (Typeset._namespace, Typeset._type)
     assert sent["props"] == {"markup": "<i>x</i>"}

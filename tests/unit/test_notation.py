@@ -1,5 +1,5 @@
-"""The text's notation: labels, summaries and numbers typeset as the explanations' MathJax
-writes them, never as code ("c_η", "d^−1.11", "1e+03", "8.5e-18")."""
+"""The text's notation: labels, summaries and numbers typeset as the explanations' formulas
+are, never as code ("c_η", "d^−1.11", "1e+03", "8.5e-18")."""
 
 import math
 
