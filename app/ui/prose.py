@@ -28,6 +28,9 @@ _FORMULA = re.compile(r"\$\$(.+?)\$\$|\$([^$]+?)\$", re.S)
 #: ``_`` and ``*`` are emphasis there)
 _HOLD = "\ue000{}\ue001"
 _HELD = re.compile("\ue000(\\d+)\ue001")
+#: a formula with the bracket that opens before it and the punctuation that closes after it:
+#: a line does not break between them (the browser would break after "(", TeX never does)
+_GLUED = re.compile("([(\\[\u201c\u2018]?)(\ue000\\d+\ue001)([,.;:!?)\\]\u201d\u2019]*)")
 #: latex2mathml's ``\\overline``: an over-accent bar (U+2015) that no browser stretches over
 #: its base (no font has a wider form of it): drawn as the base's top border instead
 _BAR = "\u2015"
@@ -81,7 +84,14 @@ def to_html(markdown: str) -> str:
         return _HOLD.format(len(formulas) - 1)
 
     prose = _MARKDOWN.render(_FORMULA.sub(hold, markdown))
+    prose = _GLUED.sub(_glue, prose)
     return _HELD.sub(lambda match: formulas[int(match.group(1))], prose)
+
+
+def _glue(match: re.Match) -> str:
+    if not match.group(1) and not match.group(3):
+        return match.group(0)
+    return f'<span class="glued">{match.group(0)}</span>'
 
 
 def _unbalanced(tex: str) -> bool:

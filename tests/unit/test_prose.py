@@ -41,6 +41,13 @@ def test_markdown_around_formulas_is_commonmark_and_the_tex_inside_is_not_markdo
     assert "<em>" not in markup.split("</strong>")[1]  # no emphasis made of the formulas' _ and *
 
 
+def test_a_formula_stays_on_the_line_of_the_bracket_before_it_and_the_punctuation_after_it():
+    markup = to_html("a funnel ($d > h$) is lazy, as $x$. And $z$ alone.")
+    glued = re.findall(r'<span class="glued">(.*?)</span>', markup)
+    assert [re.sub(r"<math>.*?</math>", "F", g) for g in glued] == ["(F)", "F."]
+    assert len(_formulas(markup)) == 3  # ("z" is left as it is)
+
+
 def test_html_in_the_source_is_escaped():
     markup = to_html('<script>alert("x")</script> and $a < b$')
     assert "<script>" not in markup and "&lt;script&gt;" in markup
