@@ -105,11 +105,11 @@ def _unbalanced(tex: str) -> bool:
 
 def _as_tex_sets(root: ElementTree.Element) -> str:
     """latex2mathml's MathML as TeX sets it, as HTML: capital Greek upright (the browser
-    italicises a lone letter), a slash, bars and infinity without space around them (the
-    browser spaces them as operators), \\max and \\min as close to their brackets as \\log, a
-    prime beside its letter (not raised twice), an
-    overline as wide as what it is over; without what HTML
-    needs no more (the MathML namespace, the inline display every formula has by default)."""
+    italicises a lone letter); a slash, bars, infinity, max and min without space around
+    them (the browser spaces them as operators); a minus that is a sign without space after
+    it; a prime beside its letter (not raised twice); an overline as wide as what it is over;
+    hat and tilde not stretched. Without what HTML needs no more (the MathML namespace, the
+    inline display every formula has by default)."""
     for parent in list(root.iter()):
         before = None
         for index, child in enumerate(parent):
