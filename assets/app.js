@@ -1,7 +1,7 @@
 /* Browser-side behaviour of the dashboard.
  *
  * - The gate: while a view's request is on its way, slider moves are held back and only the
- *   newest is sent when the answer arrives — at most one request per view in flight, the
+ *   newest is sent once Dash has stored the answer — at most one request per view in flight, the
  *   newest value always wins, and a drag costs the server a request per round trip, not per
  *   pointer event (app/core/view.py answers each request with its sequence number). Plots
  *   out of sight are left as they are and brought up to date when they come into view.
@@ -53,9 +53,14 @@
    * request through, so whatever goes out is the newest; its answer says which values it
    * answered and what the page shows, and the next request sends that back as "drawn" so
    * that the server answers with only the differences. Answers are read where they arrive
-   * (readAnswers): a control moved meanwhile wakes the gate through its "wake" store — Dash
-   * does not call a callback again from the chain it started itself. */
+   * (readAnswers), but the gate is free again only once Dash has stored the answer (its
+   * "-answered" store changed: applied): Dash drops the answer of a callback still on its way
+   * when the same callback is asked again, so a request sent in between would lose the plots
+   * and the job ticket the answer brought, and be answered against what the page no longer
+   * shows. A control moved meanwhile then wakes the gate through its "wake" store — Dash does
+   * not call a callback again from the chain it started itself. */
   var GATE_TIMEOUT_MS = 15000;  // an answer that never came (a failed request) frees the gate
+  var STORED_MS = 3000;  // an answer read but never stored (Dash dropped it) frees the gate
   var gates = {};
 
   function sameValues(a, b) { return JSON.stringify(a) === JSON.stringify(b); }
@@ -189,9 +194,10 @@
   function answer(key, answered) {
     var gate = gateOf(key);
     if (!answered || typeof answered !== "object" || !gate.inflight) { return; }
-    if (answered.seq !== gate.inflight.seq) { return; }
-    gate.inflight = null;
+    if (answered.seq !== gate.inflight.seq || gate.inflight.read) { return; }
+    gate.inflight.read = true;
     clearTimeout(gate.timer);
+    gate.timer = setTimeout(function () { if (free(key, answered.seq)) { wake(key); } }, STORED_MS);
     busy(key, false);
     gate.answered = answered.values;
     gate.theme = answered.theme;
@@ -199,8 +205,17 @@
     gate.stale = Array.isArray(answered.stale) ? answered.stale : [];
     watch(gate);  // plots drawn since the last look
     if (staleInView(gate)) { gate.force = true; gate.moved = true; }
-    if (gate.moved) { wake(key); }
     obeyWaiting();  // a course page's messages that came before the view was ready
+  }
+
+  /* Dash has stored the answer to the request in flight (or gave up on it): the gate is free;
+   * whether a control moved meanwhile (the caller wakes the gate to send its value). */
+  function free(key, seq) {
+    var gate = gateOf(key);
+    if (!gate.inflight || gate.inflight.seq !== seq) { return false; }
+    gate.inflight = null;
+    clearTimeout(gate.timer);
+    return gate.moved;
   }
 
   /* A background job ended: the gate will ask again, woken through Dash's own chain (its
@@ -556,6 +571,19 @@
         var inputs = window.dash_clientside.callback_context.inputs_list || [];
         gateOf(key).ids = inputs.slice(0, args.length).map(function (item) { return item.id; });
         return gateFor(key, args, Number(frame) || 0);
+      },
+
+      /* the view's "-answered" store changed: Dash has stored an answer (read here too if
+       * readAnswers missed it), and the gate is free. A callback without outputs: a control
+       * moved meanwhile wakes the gate in a chain of its own (this one started at the gate). */
+      applied: function (answered) {
+        var context = window.dash_clientside.callback_context;
+        var trigger = context && context.triggered && context.triggered[0];
+        var id = trigger && typeof trigger.prop_id === "string" ? trigger.prop_id : "";
+        var key = id.slice(0, -"-answered.data".length);
+        if (!key || !answered || typeof answered !== "object") { return; }
+        answer(key, answered);
+        if (free(key, answered.seq)) { wake(key); }
       },
 
       /* slider ⇄ number box: a typed value (on Enter or leaving the box) is clamped, and the

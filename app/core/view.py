@@ -278,6 +278,12 @@ class View(Generic[Controls, Result]):
             + [Input(f"{key}-wake", "data")],
             State(f"{key}-frame", "value"),
         )
+        # the gate is free once Dash has stored an answer (assets/app.js: applied)
+        app.clientside_callback(
+            ClientsideFunction("lazyRich", "applied"),
+            Input(f"{key}-answered", "data"),
+            prevent_initial_call=True,
+        )
         outputs = {
             "figures": [Output(graph, "figure") for graph in self.graph_ids()],
             "summary": Output(f"{key}-summary", "children"),

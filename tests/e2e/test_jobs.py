@@ -20,6 +20,7 @@ import pytest
 
 from app.views.networks import MAP
 from tests import require, servers
+from tests.e2e.test_browser import SLOW_DASH
 from tests.job_pages import (
     HEAVY,
     KERNEL_MAP,
@@ -135,6 +136,29 @@ def test_cancel_stops_the_job_and_leaves_the_page_usable(page, local_jobs):
         box.press("Enter")
     follow(page, drawn(page, 4), seconds=30)
     assert page.locator(".message").count() == 0
+
+
+def test_values_typed_while_dash_still_reads_an_answer_follow_the_job_it_started(page, local_jobs):
+    """A value typed while the answer to the one before is on its way: that answer brings the
+    ticket of the job it started, and Dash drops it if the next request goes out before Dash
+    has stored it — the page then asked with the ticket before, kept the job it did not know
+    of, and was refused as running two computations (a slow phone's main thread, or a busy
+    laptop's). Each new job releases the one before, and the last map is drawn."""
+    url, jobs_dir = local_jobs
+    page.add_init_script(SLOW_DASH)
+    page.goto(f"{url}{MAP.path}{query_of(MINUTES)}")
+    follow(page, lambda s: s["shown"] and s["value"] > 0)
+    for name, value in {"resolution": 4, "steps": 100, "n_test": 40}.items():
+        box = page.locator(f"#{KEY}-{name}-box")
+        box.fill(str(value))
+        box.press("Enter")
+        page.wait_for_timeout(300)  # each one's request while the one before is answered
+    follow(page, drawn(page, 4), seconds=60)
+    assert page.locator(".message").count() == 0
+    deadline = time.monotonic() + 30  # and no job goes on that the page no longer follows
+    while any(r.state in ("queued", "running") for r in records(jobs_dir)):
+        assert time.monotonic() < deadline, [(r.values, r.state) for r in records(jobs_dir)]
+        time.sleep(0.2)
 
 
 @pytest.fixture

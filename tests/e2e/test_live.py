@@ -14,6 +14,7 @@ from benchmarks.browser_latency import PROBE, Network, drag, slider_for, wait_qu
 from tests.e2e.test_browser import (
     CALLBACKS_PENDING,
     MATRIX,
+    SLOW_DASH,
     TIMEOUT,
     VIEWS_BY_KEY,
     every_control_updates_the_link_and_each_kind_changes_the_plots,
@@ -115,6 +116,34 @@ def test_a_plot_out_of_sight_waits_and_is_brought_up_to_date_in_sight(laptop_pag
     page.goto(page.url)  # the same link, drawn from scratch
     wait_for_graphs(page, view)
     assert shown == page.evaluate(DATA, selector)
+
+
+def test_steps_taken_while_dash_still_reads_an_answer_are_drawn_on_what_the_page_shows(
+    page, live_server
+):
+    """Dash drops the answer of a callback still on its way when the same callback is asked
+    again. The gate reads an answer as it arrives, so a step sent then (before Dash has
+    stored the answer) lost that answer's plots, and its own answer, drawn as differences from
+    plots the page never showed, left the plots wrong. Every plot must end as the same link
+    drawn from scratch shows it."""
+    view = BY_KEY["single-neuron"]
+    page.add_init_script(SLOW_DASH)
+    network = Network(page)
+    open_view(page, live_server, view)
+    _probe(page, view, network)
+    thumb = page.locator(f"#{view.key}-{slider_for(view).name} [role=slider]")
+    thumb.focus()
+    sent = network.sent
+    for _ in range(5):  # each press while the one before is answered or being read
+        thumb.press("ArrowRight")
+        page.wait_for_timeout(150)
+    wait_quiet(page, network, sent=sent, quiet_ms=1500)
+    assert network.sent - sent >= 2
+    shown = signature(page, view)
+    page.goto(page.url)  # the same link, drawn from scratch
+    wait_for_graphs(page, view)
+    _probe(page, view, network)
+    assert shown == signature(page, view)
 
 
 def test_a_view_opened_again_draws_every_plot(laptop_page, live_server):
