@@ -4,9 +4,9 @@ networks) is computed by a job, with a progress bar, a Cancel and, when it fails
 The job only fills the result cache; drawing stays where it always is. When a view's
 ``heavy(controls)`` says so and the result is not cached yet, the main callback keeps the plots
 and asks :meth:`Jobs.submit` for the result; the page then follows its *ticket* (a small
-callback polled every :data:`POLL_MS`) until the job has put the result in the cache, and its
-end (``{key}-job-done``) wakes the page's gate, which asks again and is answered from the
-cache.
+callback polled every :data:`POLL_MS`, one poll in flight) until the job has put the result in
+the cache, and its end (``{key}-job-done``) wakes the page's gate, which asks again and is
+answered from the cache.
 
 This is the project's own small job system rather than Dash's background callbacks, because a
 class needs what those lack (see docs/deploying.md):
@@ -637,15 +637,30 @@ class Jobs:
                 "retry_hidden": Output(f"{key}-retry", "hidden"),
                 "poll_off": Output(f"{key}-job-poll", "disabled"),
                 "done": Output(f"{key}-job-done", "data"),
+                "polled": Output(f"{key}-job-polled", "data"),
             },
             inputs={
                 "job": Input(f"{key}-job", "data"),
-                "tick": Input(f"{key}-job-poll", "n_intervals"),
+                "tick": Input(f"{key}-job-tick", "data"),
             },
             prevent_initial_call=True,
         )
         def follow(job, tick):
-            return self.follow(job)
+            # (any new value of the store frees the page's next poll: assets/jobs.js)
+            return self.follow(job) | {"polled": time.time()}
+
+        # one poll in flight: a tick goes out once the poll before is answered (assets/jobs.js)
+        app.clientside_callback(
+            ClientsideFunction("lazyRichJobs", "tick"),
+            Output(f"{key}-job-tick", "data"),
+            Input(f"{key}-job-poll", "n_intervals"),
+            prevent_initial_call=True,
+        )
+        app.clientside_callback(
+            ClientsideFunction("lazyRichJobs", "polled"),
+            Input(f"{key}-job-polled", "data"),
+            prevent_initial_call=True,
+        )
 
         @app.callback(
             output={
@@ -742,6 +757,8 @@ def page_parts(key: str) -> list:
         components.job_bar(key),
         html.Button("Retry", id=f"{key}-retry", n_clicks=0, className="small-button", hidden=True),
         dcc.Interval(id=f"{key}-job-poll", interval=POLL_MS, disabled=True),
+        dcc.Store(id=f"{key}-job-tick"),
+        dcc.Store(id=f"{key}-job-polled"),
     ]
 
 

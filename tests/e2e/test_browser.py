@@ -24,12 +24,16 @@ VIEW_IDS = [view.key for view in VIEWS]
 VIEWS_BY_KEY = {view.key: view for view in VIEWS}
 ANIMATED = [view for view in VIEWS if view.animated]
 TIMEOUT = 20_000  # ms
-#: an init script: Dash reads each answer 0.4 s after it arrived (a phone's busy main thread),
-#: so the gate's own reading of it (assets/app.js, readAnswers) comes well before Dash stores it
-SLOW_DASH = """(() => { const json = Response.prototype.json;
-  Response.prototype.json = function () {
-    return json.call(this).then(v => new Promise(done => setTimeout(() => done(v), 400))); };
-})()"""
+
+
+def slow_dash(ms: int = 400) -> str:
+    """An init script: Dash reads each answer ``ms`` after it arrived (a phone's busy main
+    thread, a slow server), so the gate's own reading of it (assets/app.js, readAnswers) comes
+    well before Dash stores it."""
+    return f"""(() => {{ const json = Response.prototype.json;
+  Response.prototype.json = function () {{
+    return json.call(this).then(v => new Promise(done => setTimeout(() => done(v), {ms}))); }};
+}})()"""
 
 
 def graph_selector(view, panel) -> str:

@@ -18,9 +18,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from app.core.jobs import POLL_MS
 from app.views.networks import MAP
 from tests import require, servers
-from tests.e2e.test_browser import SLOW_DASH
+from tests.e2e.test_browser import slow_dash
 from tests.job_pages import (
     HEAVY,
     KERNEL_MAP,
@@ -145,7 +146,7 @@ def test_values_typed_while_dash_still_reads_an_answer_follow_the_job_it_started
     of, and was refused as running two computations (a slow phone's main thread, or a busy
     laptop's). Each new job releases the one before, and the last map is drawn."""
     url, jobs_dir = local_jobs
-    page.add_init_script(SLOW_DASH)
+    page.add_init_script(slow_dash())
     page.goto(f"{url}{MAP.path}{query_of(MINUTES)}")
     follow(page, lambda s: s["shown"] and s["value"] > 0)
     for name, value in {"resolution": 4, "steps": 100, "n_test": 40}.items():
@@ -159,6 +160,23 @@ def test_values_typed_while_dash_still_reads_an_answer_follow_the_job_it_started
     while any(r.state in ("queued", "running") for r in records(jobs_dir)):
         assert time.monotonic() < deadline, [(r.values, r.state) for r in records(jobs_dir)]
         time.sleep(0.2)
+
+
+def test_a_page_whose_polls_are_answered_slower_than_it_polls_follows_its_job_to_the_end(
+    page, local_jobs
+):
+    """A busy server, or a phone, whose polls take longer than the poll's interval: Dash drops
+    the answer of a poll still on its way when the next tick asks again, so every answer was
+    dropped and the page never showed the job's progress or its end. One poll goes out at a
+    time: the bar moves and the map is drawn."""
+    url, _ = local_jobs
+    assert POLL_MS < 700
+    page.add_init_script(slow_dash(700))
+    values = HEAVY | {"seed": 12}
+    open_map(page, url, values)
+    seen = follow(page, drawn(page, values["resolution"]), seconds=60)
+    assert any(s["shown"] and s["value"] > 0 for s in seen), seen
+    assert page.locator(".message").count() == 0
 
 
 @pytest.fixture

@@ -14,7 +14,6 @@ from benchmarks.browser_latency import PROBE, Network, drag, slider_for, wait_qu
 from tests.e2e.test_browser import (
     CALLBACKS_PENDING,
     MATRIX,
-    SLOW_DASH,
     TIMEOUT,
     VIEWS_BY_KEY,
     every_control_updates_the_link_and_each_kind_changes_the_plots,
@@ -23,6 +22,7 @@ from tests.e2e.test_browser import (
     open_view,
     query,
     signature,
+    slow_dash,
     wait_for_change,
     wait_for_graphs,
 )
@@ -127,7 +127,7 @@ def test_steps_taken_while_dash_still_reads_an_answer_are_drawn_on_what_the_page
     plots the page never showed, left the plots wrong. Every plot must end as the same link
     drawn from scratch shows it."""
     view = BY_KEY["single-neuron"]
-    page.add_init_script(SLOW_DASH)
+    page.add_init_script(slow_dash())
     network = Network(page)
     open_view(page, live_server, view)
     _probe(page, view, network)
