@@ -11,9 +11,7 @@ import numpy as np
 
 from . import _compiled, _request  # the budgets are read from _request when used (tests lower them)
 from ._engine import Passes, ntk_from_passes, objective, spectral_norm
-from ._model import (
-    Network,
-)
+from ._model import MAX_WIDTH, Network, positive_count
 from ._request import (
     DIVERGENCE_FACTOR,
     RECORDED,
@@ -406,6 +404,22 @@ def _pattern_distance(
     )
     pairs = sum(now.shape[1] * now.shape[2] for now in patterns)
     return changed / pairs
+
+
+def kunin_hamming(activation_distance: np.ndarray | float, width: int) -> np.ndarray:
+    """Kunin et al.'s Hamming distance (their Fig. 10; their code's
+    ``compute_hamming_distance``) of a two-layer network of ``width`` hidden units, from its
+    ``activation_distance`` (docs/networks.md (N9)): for each training input, the number of
+    hidden units whose pre-activation sign changed, averaged over the inputs — ``width`` times
+    the share of (input, unit) pairs, from 0 to ``width``."""
+    width = positive_count("width", width, MAX_WIDTH)
+    share = np.asarray(activation_distance, dtype=float)
+    if np.any(~np.isfinite(share)) or np.any((share < 0) | (share > 1)):
+        raise ValueError(
+            "activation_distance must be a share of (input, unit) pairs, between 0 and 1 "
+            "(a Training's activation_distance)"
+        )
+    return width * share
 
 
 def layer_alignments(weights: Sequence[np.ndarray]) -> np.ndarray:

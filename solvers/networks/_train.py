@@ -37,7 +37,7 @@ from ._request import (
     default_record,
     training_work,
 )
-from ._steps import _Chunk, layer_alignments
+from ._steps import _Chunk, kunin_hamming, layer_alignments
 
 __all__ = [
     "CHUNK_BUDGET",
@@ -52,6 +52,7 @@ __all__ = [
     "Training",
     "compile_training_loop",
     "default_record",
+    "kunin_hamming",
     "layer_alignments",
     "train",
     "training_work",

@@ -38,3 +38,29 @@ def test_their_rate_on_their_loss_is_twice_it_on_this_engines(tau):
     # and at the rate of the same name the two trajectories part
     half = nw.train(net, X, y, lr=5e-3 / tau**2, steps=steps, record=[0, steps])
     assert np.max(np.abs(half.final.weights[1][0] - a)) > 1e-4 * np.max(np.abs(a))
+
+
+def _their_hamming_distance(W_start: np.ndarray, W_end: np.ndarray, X: np.ndarray) -> float:
+    """Their ``compute_hamming_distance`` (two-layer-relu/utils.py) between two first layers:
+    per input, the hidden units whose ``np.sign`` of wᵢᵀx changed, averaged over the inputs."""
+    signs = np.sign(X[None] @ np.stack([W_start, W_end]).transpose(0, 2, 1))  # (2, n, h)
+    return float((signs != signs[0][None]).mean(axis=1).sum(axis=1)[1])
+
+
+@pytest.mark.parametrize(("tau", "delta"), [(0.1, 1.0), (0.3, 0.0), (1.0, -1.0)])
+def test_their_hamming_distance_is_width_times_the_share_of_patterns_changed(tau, delta):
+    X, y = nw.teacher_student(10, 3, 60, seed=4)
+    width = 20
+    net = nw.kunin_init(10, width, tau=tau, delta=delta, seed=1)
+    run = nw.train(net, X, y, lr=1e-2 / tau**2, steps=400, record=[0, 400])
+    theirs = _their_hamming_distance(net.weights[0], run.final.weights[0], X)
+    assert theirs > 0  # (patterns changed: the comparison means something)
+    assert np.isclose(nw.kunin_hamming(run.activation_distance[-1], width), theirs, rtol=1e-12)
+    assert theirs <= width
+
+
+def test_their_hamming_distance_is_refused_for_what_is_not_a_share():
+    with pytest.raises(ValueError, match="between 0 and 1"):
+        nw.kunin_hamming(1.5, 50)
+    with pytest.raises(ValueError, match="width"):
+        nw.kunin_hamming(0.5, 0)

@@ -354,3 +354,8 @@ FIG_1B_DIFFERS = (
     "τ = 0.1 on 20 points) for a hundredth of its time (t = 10/τ²). At τ = 2 the training loss "
     "is still falling. The paper's sizes are a preset of the map, computed as a background job."
 )
+FIG_10_PATTERNS_DIFFERS = (
+    "The paper's Hamming distance counts, for each training input, the hidden units whose "
+    "activation changed (0 to 50); this card's colour is the share of (input, unit) pairs, "
+    "that count ÷ 50, and the hover gives both. Otherwise as the Fig. 1b card: " + FIG_1B_DIFFERS
+)

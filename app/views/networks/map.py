@@ -126,12 +126,12 @@ PRESETS = (
     Preset(
         "fig-10-activation-patterns-changed",
         "Fig. 10 — activation patterns changed over scale τ and balance δ",
-        f"{FIG_1B_CAPTION}: the share of (input, unit) pairs whose activation changed (the "
-        "Hamming distance of Fig. 10).",
+        f"{FIG_1B_CAPTION}: the share of (input, unit) pairs whose activation changed (Fig. "
+        "10's Hamming distance, the units changed per input, is h = 50 times it).",
         FIG_1B,
         panel="activation",
         claim=claims.FIG_10_PATTERNS,
-        **FIG_1B_CARD | {"figure": "Fig. 10"},
+        **FIG_1B_CARD | {"figure": "Fig. 10", "differs": claims.FIG_10_PATTERNS_DIFFERS},
     ),
     Preset(
         "fig-10-parameter-distance",

@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from solvers import networks as nw
+
 from ...core.panel import Figure, Panel
 from ...ui import figures as fig
 from .trajectory_plots import unavailable
@@ -91,6 +93,8 @@ def draw_test_loss(controls: Controls, result: Map) -> Figure:
 
 
 def draw_activation(controls: Controls, result: Map) -> Figure:
+    """The share of patterns changed; the hover adds Kunin et al.'s Hamming distance (units
+    changed per input, docs/networks.md (N9))."""
     return _map(
         controls,
         result,
@@ -98,7 +102,12 @@ def draw_activation(controls: Controls, result: Map) -> Figure:
         "patterns changed",
         zmin=0.0,
         colorscale=fig.MAGMA,
-        hover="δ = %{x:.3g}, τ = %{y:.3g}: %{z:.1%} of the patterns changed",
+        hover=(
+            "δ = %{x:.3g}, τ = %{y:.3g}: %{z:.1%} of the patterns changed<br>"
+            f"Kunin et al.'s Hamming distance: %{{customdata:.3g}} of {controls.width} units "
+            "per input"
+        ),
+        customdata=nw.kunin_hamming(result.activation_distance, controls.width),
     )
 
 
@@ -134,8 +143,9 @@ PANELS = (
         "activation",
         "Activation patterns changed",
         r"The share of (training input, hidden unit) pairs whose sign of $w_i^\top x$ differs "
-        r"from the start (their Fig. 10's Hamming distance): upstream networks move their "
-        r"patterns, downstream ones hardly.",
+        r"from the start: upstream networks move their patterns, downstream ones hardly. "
+        r"Kunin et al.'s Fig. 10 plots it as a Hamming distance, the units changed per input: "
+        r"$h$ times this share (on hover).",
         draw_activation,
         height=400,
     ),

@@ -44,6 +44,25 @@ def single(chosen, row, column):
     )
 
 
+def test_the_patterns_map_hovers_kunin_et_al_s_hamming_distance_of_each_cell():
+    """The colour is the share of (input, unit) pairs changed; the hover, Kunin et al.'s
+    Hamming distance (their code's compute_hamming_distance: units whose np.sign changed, per
+    input, averaged), taken here from the cell's first layer at the start and the end."""
+    chosen, _, figures = drawn(VIEW, **SMALL)
+    heat = figures["activation"]["data"][0]
+    assert "Hamming distance" in heat["hovertemplate"] and "customdata" in heat["hovertemplate"]
+    taus = np.geomspace(0.1, 2.0, chosen.resolution)
+    deltas = np.linspace(-chosen.spread, chosen.spread, chosen.resolution)
+    for row, column in ((0, 0), (1, 3), (4, 4)):
+        tau, delta = float(f"{taus[row]:.10g}"), float(f"{deltas[column]:.10g}") + 0.0
+        X, *_, net = kunin_teacher_student(chosen, tau=tau, delta=delta)
+        end = single(chosen, row, column).final.weights[0]
+        signs = np.sign(X @ net.weights[0].T), np.sign(X @ end.T)  # (n, h) each
+        theirs = float((signs[0] != signs[1]).mean(axis=0).sum())
+        assert heat["customdata"][row][column] == pytest.approx(theirs, rel=1e-12, abs=1e-12)
+    assert np.max(heat["customdata"]) > 0
+
+
 @pytest.mark.parametrize("activation", ["relu", "tanh"])
 def test_cells_are_single_networks_trained_by_hand(activation):
     chosen, result, figures = drawn(VIEW, **SMALL, activation=activation, spread=0.5)
