@@ -94,7 +94,17 @@ def create_app(settings: Settings | None = None, **dash_options) -> Dash:
         MAX_REQUEST_BYTES,
     )
     _register_component_bundles(app)
+    _set_up_before_serving(app)
     return app
+
+
+def _set_up_before_serving(app: Dash) -> None:
+    """Dash sets its server up (lists the assets, writes the page's script tags) on the first
+    request, and marks that done before doing it: a second request arriving meanwhile — a
+    worker's first two at once, a course page loading a frame and its embed script — got a page
+    without its scripts and styles, blank. One request in-process, before any worker serves."""
+    with app.server.test_client() as client:
+        client.get(app.config.routes_pathname_prefix + "_dash-layout")
 
 
 def _compile_training_loop() -> None:

@@ -580,8 +580,9 @@
         var context = window.dash_clientside.callback_context;
         var trigger = context && context.triggered && context.triggered[0];
         var id = trigger && typeof trigger.prop_id === "string" ? trigger.prop_id : "";
-        var key = id.slice(0, -"-answered.data".length);
-        if (!key || !answered || typeof answered !== "object") { return; }
+        var suffix = "-answered.data";
+        if (!id.endsWith(suffix) || !answered || typeof answered !== "object") { return; }
+        var key = id.slice(0, -suffix.length);
         answer(key, answered);
         if (free(key, answered.seq)) { wake(key); }
       },

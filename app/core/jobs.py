@@ -649,18 +649,7 @@ class Jobs:
             # (any new value of the store frees the page's next poll: assets/jobs.js)
             return self.follow(job) | {"polled": time.time()}
 
-        # one poll in flight: a tick goes out once the poll before is answered (assets/jobs.js)
-        app.clientside_callback(
-            ClientsideFunction("lazyRichJobs", "tick"),
-            Output(f"{key}-job-tick", "data"),
-            Input(f"{key}-job-poll", "n_intervals"),
-            prevent_initial_call=True,
-        )
-        app.clientside_callback(
-            ClientsideFunction("lazyRichJobs", "polled"),
-            Input(f"{key}-job-polled", "data"),
-            prevent_initial_call=True,
-        )
+        _register_one_poll_in_flight(key, app)
 
         @app.callback(
             output={
@@ -741,6 +730,23 @@ class Jobs:
         except StoreError as error:
             log.warning("cancel: %s", error)
         return {"status": CANCELLED, "bar_hidden": True, "retry_hidden": False, "poll_off": True}
+
+
+def _register_one_poll_in_flight(key: str, app: Dash) -> None:
+    """The poll's interval ticks every :data:`POLL_MS`, but a tick reaches the server only
+    once the poll before is answered (assets/jobs.js): Dash drops the answer of a callback
+    still on its way when the same callback is asked again."""
+    app.clientside_callback(
+        ClientsideFunction("lazyRichJobs", "tick"),
+        Output(f"{key}-job-tick", "data"),
+        Input(f"{key}-job-poll", "n_intervals"),
+        prevent_initial_call=True,
+    )
+    app.clientside_callback(
+        ClientsideFunction("lazyRichJobs", "polled"),
+        Input(f"{key}-job-polled", "data"),
+        prevent_initial_call=True,
+    )
 
 
 def _released(held: Any) -> str | None:

@@ -56,6 +56,22 @@ def test_production_server_settings(tmp_path):
 
 
 @pytest.mark.slow
+def test_a_worker_s_first_requests_at_once_each_get_the_page_with_its_scripts(tmp_path):
+    """Dash sets its server up on a worker's first request, and marks it done before doing it:
+    a second request arriving meanwhile (a course page loading a frame and the embed script,
+    students opening the demo at once) got a page without its scripts and styles — a blank page
+    ("lazy_rich was not found"). Every page of each burst lists them. (Before, about every
+    other fresh server answered one to three pages of its burst without them: three servers.)"""
+    for attempt in range(3):
+        log = tmp_path / f"gunicorn-{attempt}.log"
+        with servers.gunicorn(workers=2, threads=4, log=log) as (url, process):
+            servers.worker_pids(process.pid, expected=2)
+            with ThreadPoolExecutor(32) as pool:
+                pages = list(pool.map(lambda _: _request(url + "/single-neuron")[2], range(64)))
+        missing = [page for page in pages if b"/assets/app.js" not in page]
+        assert not missing, f"{len(missing)} of {len(pages)} pages came without their scripts"
+
+
 def test_thousands_of_hostile_requests_leave_the_server_serving(tmp_path):
     log = tmp_path / "gunicorn.log"
     with servers.gunicorn(workers=2, threads=4, log=log) as (url, process):
