@@ -482,9 +482,18 @@ class Jobs:
             record = JobRecord.parse(self.store.get(key))
             if record is None or record.ended or record.lost(now):
                 continue
-            if self.store.members(watchers_key(record.setting)):
+            if self._followed(record.setting):
                 found.append(record)
         return found
+
+    def _followed(self, setting: str) -> bool:
+        """Whether a page follows the setting: a ticket among its followers that its page has
+        not released. (A poll that crossed the page's next request joins the followers again
+        for a moment after the release, until it reads it: :meth:`_renew`.)"""
+        return any(
+            _released(self.store.get(ticket_key(ticket))) is None
+            for ticket in self.store.members(watchers_key(setting))
+        )
 
     def _refusal(self, client: str) -> Refusal | None:
         active = self.active()

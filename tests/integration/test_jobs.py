@@ -14,6 +14,7 @@ import os
 import pickle
 import threading
 import time
+from contextlib import contextmanager
 
 import pytest
 from dash import no_update
@@ -568,3 +569,37 @@ def test_a_poll_crossing_the_page_s_next_request_does_not_follow_its_old_job_aga
     third = MAP.spec.with_overrides({"d": 10, "n": 100, "resolution": 12, "steps": 1500})
     answer = _ask(service, third, job=second["answer"].job)
     assert Follow.parse(answer.job) is not None, answer.messages
+
+
+class _PollJoinsDuringARequest(FolderJobStore):
+    """A job store in which a poll of the page's old ticket ``rejoins`` (setting, ticket) joins
+    the setting's followers again just as the page's next request counts the running jobs:
+    the poll renewed the ticket before the request released it, and joined after."""
+
+    rejoins = None
+
+    @contextmanager
+    def exclusive(self, name):
+        if self.rejoins is not None:
+            (setting, ticket), self.rejoins = self.rejoins, None
+            self.join(jobs.watchers_key(setting), ticket, jobs.TICKET_SECONDS)
+        with super().exclusive(name):
+            yield
+
+
+def test_a_released_ticket_a_crossing_poll_joined_again_does_not_count_as_following(tmp_path):
+    """A poll of the page's job and the page's next request, sent by the browser at once (Dash
+    polls a new ticket as soon as it is stored, and the gate sends the next value then too):
+    the poll renews the old ticket, the request releases it, the poll joins the followers again
+    (and leaves when it reads the release). A request counting jobs in that moment saw the old
+    job followed and refused the page its new one (seen in a clean-clone run: "This page
+    already has a computation running"). A released ticket follows nothing."""
+    store = _PollJoinsDuringARequest(tmp_path / "jobs")
+    service = Jobs(store, runner=None, limits=JobLimits(queue=4, per_client=1))
+    first = _ask(service)
+    old = Follow.parse(first.job)
+    store.rejoins = (old.setting, old.ticket)
+    other = MAP.spec.with_overrides({"d": 10, "n": 100, "resolution": 11, "steps": 1500})
+    answer = _ask(service, other, job=first.job)
+    assert Follow.parse(answer.job) is not None, answer.messages
+    assert store.rejoins is None  # (the poll did join in that moment)
