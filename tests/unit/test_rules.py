@@ -73,9 +73,9 @@ def test_the_size_guard_is_one_message_for_every_forward_pass():
 
 
 def test_the_networks_view_keeps_the_engines_records():
-    from app.views.networks.map import ENDS
+    from app.views.networks.map import RECORDS
     from app.views.networks.results import Curves
 
     assert {f.name for f in dataclasses.fields(Curves)} == {"t", "steps", *nw.RECORDED}
-    assert set(ENDS) <= set(nw.RECORDED)
+    assert set(RECORDS) <= set(nw.RECORDED)
     assert set(nw.RECORDED) < {f.name for f in dataclasses.fields(nw.Training)}

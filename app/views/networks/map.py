@@ -47,8 +47,12 @@ FLOPS_PER_SECOND = 2.5e10
 SECONDS_PER_CELL_STEP = 2.5e-6
 #: weights of the networks trained in one call (a few copies of them live at once): 16 MB
 CALL_WEIGHTS = 2**21
-#: the map records its networks at the start and at the end only
-RECORD_ENDS = 2
+#: the steps a map records besides its first and its last: the decades, as Kunin et al. save
+#: their runs (10, 100, …, 10⁶ steps)
+DECADES = (10, 100, 1000, 10_000)
+#: the map after one of the decades, or after its last step
+SHOWN = (*(str(step) for step in DECADES), "end")
+SHOWN_LABELS = ("10 steps", "100", "1,000", "10,000", "the last step")
 #: a map is computed in the background (where the server runs jobs) above this many seconds
 HEAVY_SECONDS = 1.0
 #: the paper's own sizes (Kunin et al. App. D.1, Fig. 1b)
@@ -82,34 +86,65 @@ class Controls:
     )
     steps: int = integer("steps", 2000, 10, 20_000, step=10)
     seed: int = integer("seed", 0, 0, 999, help="Draws the teacher, the data and the base weights")
+    seeds: int = integer(
+        "seeds averaged",
+        1,
+        1,
+        16,
+        help="Seeds seed, seed + 1, …: each draws its own teacher, data and base weights, and "
+        "every cell shows their mean (the hover, their spread). Kunin et al. average 16",
+    )
+    shown: str = choice(
+        "show the map after",
+        "end",
+        SHOWN,
+        SHOWN_LABELS,
+        physics=False,
+        help="The map is recorded at every decade of steps, as Kunin et al. save theirs",
+    )
     labels: bool = switch("write the regimes on the map", True, physics=False)
 
 
 GROUPS = (
     ("Networks and data", ("activation", "d", "k", "n", "n_test", "width")),
-    ("Map and training", ("resolution", "spread", "rate", "steps", "seed", "labels")),
+    (
+        "Map and training",
+        ("shown", "resolution", "spread", "seeds", "rate", "steps", "seed", "labels"),
+    ),
 )
 
-#: Kunin et al. Fig. 1b at a size this machine draws on the paper-figures page: d = 2, n = 20, at
-#: half the paper's rate (lr = 5·10⁻³/τ² on their (1/n)Σ loss is c = 10⁻² on this map's (1/2n)Σ,
-#: which diverges at τ = 0.1 on these 20 points)
-FIG_1B = {"resolution": 12, "d": 2, "n": 20, "steps": 2000, "spread": 1.0, "rate": 5e-3, "seed": 0}
+#: Kunin et al. Fig. 1b at a size the paper-figures page computes within a web request's
+#: INLINE_SECONDS (~8 s): d = 5, n = 50, 16 seeds as theirs, at their rate (lr = 5·10⁻³/τ² on
+#: their (1/n)Σ loss is c = 10⁻² on this map's (1/2n)Σ). At d = 2 and n = 20 which of upstream
+#: and downstream generalises better changes from seed to seed (docs/networks.md).
+FIG_1B = {
+    "resolution": 10,
+    "d": 5,
+    "n": 50,
+    "steps": 1000,
+    "spread": 1.0,
+    "rate": 1e-2,
+    "seed": 0,
+    "seeds": 16,
+}
 FIG_1B_CARD = {
     "figure": "Fig. 1b",
     "paper_setting": claims.FIG_1B_PAPER,
     "differs": claims.FIG_1B_DIFFERS,
 }
 FIG_1B_CAPTION = (
-    "12 × 12 two-layer ReLU students (h = 50) of a k = 3 teacher on 20 points in d = 2, 2,000 "
-    "steps of lr = 5·10⁻³/τ² on (1/2n)Σ(f − y)², half the paper's rate"
+    "10 × 10 two-layer ReLU students (h = 50) of a k = 3 teacher on 50 points in d = 5, the "
+    "mean of 16 seeds, 1,000 steps of the paper's rate (lr = 10⁻²/τ² on (1/2n)Σ(f − y)², "
+    "their 5·10⁻³/τ² on (1/n)Σ)"
 )
 
 PRESETS = (
     Preset(
         "fig-1b-test-loss-and-kernel-distance",
         "Fig. 1b — kernel distance over scale τ and balance δ",
-        f"{FIG_1B_CAPTION}: the kernel distance after training.",
-        FIG_1B,
+        f"{FIG_1B_CAPTION}: the kernel distance after 100 steps, when the upstream kernels "
+        "have moved and the downstream ones hardly (move the time to see them catch up).",
+        FIG_1B | {"shown": "100"},
         panel="kernel",
         claim=claims.FIG_1B_KERNEL,
         **FIG_1B_CARD,
@@ -201,23 +236,33 @@ def grid(controls: Controls) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return taus, deltas, _ten_digits(controls.rate / taus**2)
 
 
+def recorded_steps(steps: int) -> np.ndarray:
+    """The steps a map of ``steps`` steps records: 0, each of :data:`DECADES` before the last
+    step, and the last step."""
+    return np.array(sorted({0, *(step for step in DECADES if step < steps), int(steps)}))
+
+
 def _work(controls: Controls, steps: int) -> float:
+    """The floating-point operations of one seed's grid trained ``steps`` steps, recording
+    what the controls' steps record (so that the work grows linearly with ``steps``)."""
     widths = (controls.d, controls.width, 1)
     cells = controls.resolution**2
+    records = recorded_steps(max(controls.steps, 1)).size
     return nw.training_work(
-        widths, controls.n, steps=steps, records=RECORD_ENDS, tests=controls.n_test, cells=cells
+        widths, controls.n, steps=steps, records=records, tests=controls.n_test, cells=cells
     )
 
 
 def _seconds(controls: Controls, steps: int) -> float:
     cell_steps = controls.resolution**2 * steps
-    return _work(controls, steps) / FLOPS_PER_SECOND + cell_steps * SECONDS_PER_CELL_STEP
+    one_seed = _work(controls, steps) / FLOPS_PER_SECOND + cell_steps * SECONDS_PER_CELL_STEP
+    return controls.seeds * one_seed
 
 
 def within_budget(controls: Controls) -> Controls:
     """The map the controls ask for, within :data:`MAP_SECONDS`: fewer cells per side if the
-    NTKs at the start and the end alone would take half of it, then as many of the steps as
-    the rest allows."""
+    NTKs at the recorded steps alone would take half of it, then as many of the steps as the
+    rest allows."""
     resolution = controls.resolution
     while resolution > 2 and _seconds(dataclasses.replace(controls, resolution=resolution), 0) > (
         MAP_SECONDS / 2
@@ -240,9 +285,14 @@ def heavy(controls: Controls) -> bool:
     return seconds(controls) > HEAVY_SECONDS
 
 
-def scenario(controls: Controls, rows: slice = slice(None)):
-    """The map's networks (rows ``rows`` of the grid) as one batched scenario (for controls
-    within the budget, :func:`within_budget`)."""
+def seeds(controls: Controls) -> range:
+    """The seeds the map averages: ``seed``, ``seed + 1``, …"""
+    return range(controls.seed, controls.seed + controls.seeds)
+
+
+def scenario(controls: Controls, rows: slice = slice(None), seed: int | None = None):
+    """The map's networks (rows ``rows`` of the grid, drawn from ``seed``, by default the
+    first) as one batched scenario (for controls within the budget, :func:`within_budget`)."""
     taus, deltas, rates = grid(controls)
     return nw.scenario(
         "teacher",
@@ -257,7 +307,7 @@ def scenario(controls: Controls, rows: slice = slice(None)):
         delta=deltas[None, :],
         lr=rates[rows, None] * np.ones((1, deltas.size)),
         steps=controls.steps,
-        seed=controls.seed,
+        seed=controls.seed if seed is None else seed,
     )
 
 
@@ -265,17 +315,90 @@ def scenario(controls: Controls, rows: slice = slice(None)):
 
 
 @dataclass(frozen=True)
-class Map:
+class Measures:
+    """What the map measures of each network (docs/networks.md (N4), (N7), (N9), (N11)), each
+    over τ × δ — after the recorded steps' axis in a :class:`Map`."""
+
+    loss: np.ndarray  #: training loss
+    test_loss: np.ndarray | None  #: None without test points
+    kernel_distance: np.ndarray  #: S(0, t)
+    activation_distance: np.ndarray  #: share of (input, unit) patterns changed
+    parameter_distance: np.ndarray  #: ‖θ − θ₀‖
+
+    def at(self, index: int) -> Measures:
+        return Measures(**{name: _take(values, index) for name, values in _items(self)})
+
+
+def _items(measures: Measures) -> list[tuple[str, np.ndarray | None]]:
+    return [(field.name, getattr(measures, field.name)) for field in dataclasses.fields(measures)]
+
+
+def _take(values: np.ndarray | None, index: int) -> np.ndarray | None:
+    return None if values is None else values[index]
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """The map after one recorded step: every measure the mean over the seeds (its fields),
+    their standard deviation in :attr:`spread` (zeros for one seed)."""
+
     taus: np.ndarray  #: (S,) τ of each row
     deltas: np.ndarray  #: (D,) δ of each column
     rates: np.ndarray  #: (S,) lr of each row
-    steps: int  #: steps trained
-    loss: np.ndarray  #: (S, D) training loss at the end
+    step: int  #: the step shown
+    steps: int  #: the steps trained
+    seeds: int  #: seeds averaged
+    loss: np.ndarray  #: (S, D)
     test_loss: np.ndarray | None  #: (S, D)
-    kernel_distance: np.ndarray  #: (S, D) S(0, t) at the end
+    kernel_distance: np.ndarray  #: (S, D)
     activation_distance: np.ndarray  #: (S, D)
     parameter_distance: np.ndarray  #: (S, D)
-    diverged: np.ndarray  #: (S, D) step at which a cell diverged, −1 if it did not
+    spread: Measures  #: (S, D) each: the seeds' standard deviation
+    diverged: np.ndarray  #: (S, D) the first step at which a seed's network diverged, or −1
+
+
+@dataclass(frozen=True)
+class Map:
+    """The trained map: every measure at every recorded step, averaged over the seeds."""
+
+    taus: np.ndarray  #: (S,) τ of each row
+    deltas: np.ndarray  #: (D,) δ of each column
+    rates: np.ndarray  #: (S,) lr of each row
+    recorded: np.ndarray  #: (R,) the steps recorded (:func:`recorded_steps`)
+    seeds: int  #: seeds averaged
+    mean: Measures  #: (R, S, D) each: the mean over the seeds
+    spread: Measures  #: (R, S, D) each: the seeds' standard deviation
+    diverged: np.ndarray  #: (S, D) the first step at which a seed's network diverged, or −1
+
+    @property
+    def steps(self) -> int:
+        return int(self.recorded[-1])
+
+    def index(self, shown: str) -> int:
+        """The recorded step ``shown`` names (one of :data:`SHOWN`): the last for "end" or a
+        decade the map did not reach."""
+        if shown != "end" and int(shown) in self.recorded:
+            return int(np.flatnonzero(self.recorded == int(shown))[0])
+        return self.recorded.size - 1
+
+    def at(self, shown: str) -> Snapshot:
+        """The map after the recorded step ``shown`` names (:meth:`index`)."""
+        index = self.index(shown)
+        return Snapshot(
+            self.taus,
+            self.deltas,
+            self.rates,
+            int(self.recorded[index]),
+            self.steps,
+            self.seeds,
+            spread=self.spread.at(index),
+            diverged=self.diverged,
+            **dict(_items(self.mean.at(index))),
+        )
+
+    @property
+    def final(self) -> Snapshot:
+        return self.at("end")
 
 
 Report = Callable[[float, str], None]
@@ -292,36 +415,65 @@ def _rows_per_call(controls: Controls, steps: int) -> int:
 
 
 def compute_job(controls: Controls, report: Report) -> Map:
-    """The map, telling ``report`` how far it has got (a few calls of the engine, each one
-    batch of rows, each telling its progress step by step)."""
+    """The map, telling ``report`` how far it has got (a few calls of the engine per seed,
+    each one batch of rows, each telling its progress step by step)."""
     controls = within_budget(controls)
-    steps, size = controls.steps, controls.resolution
-    block = _rows_per_call(controls, steps)
+    steps, size, drawn = controls.steps, controls.resolution, seeds(controls)
+    block, record = _rows_per_call(controls, steps), recorded_steps(steps)
     parts = []
-    for start in range(0, size, block):
-        rows = slice(start, min(start + block, size))
-        done = start / size
-        share = (rows.stop - start) / size
+    for order, seed in enumerate(drawn):
+        for start in range(0, size, block):
+            rows = slice(start, min(start + block, size))
+            done = (order * size + start) / (size * len(drawn))
+            share = (rows.stop - start) / (size * len(drawn))
 
-        def heard(k: int, done=done, share=share) -> None:
-            fraction = done + share * k / max(steps, 1)
-            report(0.99 * fraction, f"training: {fraction:.0%} of {size * size} networks' steps")
+            def heard(k: int, done=done, share=share) -> None:
+                fraction = done + share * k / max(steps, 1)
+                report(
+                    0.99 * fraction,
+                    f"training: {fraction:.0%} of {size * size * len(drawn):,} networks' steps",
+                )
 
-        run = scenario(controls, rows).train(record=np.array([0, steps]), progress=heard)
-        parts.append(_ends(run))  # not the run: its trained weights would pile up
+            run = scenario(controls, rows, seed).train(record=record, progress=heard)
+            parts.append(_records(run))  # not the run: its trained weights would pile up
     report(1.0, "done")
-    taus, deltas, rates = grid(controls)
-    joined = {name: np.concatenate([part[name] for part in parts]) for name in parts[0]}
-    return Map(taus, deltas, rates, steps, **{"test_loss": None} | joined)
+    return _averaged(controls, record, parts)
+
+
+def _averaged(controls: Controls, record: np.ndarray, parts: list[dict]) -> Map:
+    """The map from each seed's blocks of rows (in order): means and spreads over the seeds."""
+    names = parts[0].keys()
+    joined = {name: np.concatenate([part[name] for part in parts], axis=-2) for name in names}
+    count = len(seeds(controls))
+    by_seed = {  # (seeds, R, S, D); "diverged" (seeds, S, D)
+        name: np.stack(np.split(values, count, axis=-2)) for name, values in joined.items()
+    }
+    diverged = by_seed.pop("diverged")
+    first = np.where(diverged >= 0, diverged, np.iinfo(np.int64).max).min(axis=0)
+    mean = {"test_loss": None} | {name: v.mean(axis=0) for name, v in by_seed.items()}
+    spread = {"test_loss": None} | {name: v.std(axis=0) for name, v in by_seed.items()}
+    return Map(
+        *grid(controls),
+        recorded=record,
+        seeds=count,
+        mean=Measures(**mean),
+        spread=Measures(**spread),
+        diverged=np.where(diverged.max(axis=0) >= 0, first, -1),
+    )
 
 
 #: what the map keeps of each network's records (:data:`solvers.networks.RECORDED`): the
-#: values at the end of those with one value per step
-ENDS = tuple(name for name in nw.RECORDED if name not in ("alignment", "kernel_norm", "zeta"))
+#: measures with one value per recorded step
+RECORDS = tuple(field.name for field in dataclasses.fields(Measures))
 
 
-def _ends(run: nw.Training) -> dict[str, np.ndarray]:
-    found = {name: getattr(run, name)[..., -1] for name in ENDS if getattr(run, name) is not None}
+def _records(run: nw.Training) -> dict[str, np.ndarray]:
+    """The run's measures with the recorded steps first: (R, rows, D); its divergences."""
+    found = {
+        name: np.moveaxis(getattr(run, name), -1, 0)
+        for name in RECORDS
+        if getattr(run, name) is not None
+    }
     return found | {"diverged": np.asarray(run.diverged_at)}
 
 
@@ -352,13 +504,20 @@ def _time_text(value: float) -> str:
     return f"about {value / 60:.2g} minutes"
 
 
+def _seeds_text(seeds: int, first: int) -> str:
+    if seeds == 1:
+        return f"seed {first}"
+    return f"the mean of {seeds} seeds ({first}–{first + seeds - 1})"
+
+
 def facts(controls: Controls, result: Map) -> list[tuple[str, str]]:
-    cells, name = result.kernel_distance.size, controls.activation.replace("_", " ")
+    shown, name = result.at(controls.shown), controls.activation.replace("_", " ")
     items = [
         (
             "the map",
-            f"{cells:,} {name} students {controls.d} → {controls.width} → 1 of a ReLU teacher "
-            f"with k = {controls.k} units",
+            f"{shown.kernel_distance.size:,} {name} students {controls.d} → {controls.width} → 1 "
+            f"of a ReLU teacher with k = {controls.k} units, "
+            f"{_seeds_text(result.seeds, controls.seed)}",
         ),
         (
             "training",
@@ -366,62 +525,75 @@ def facts(controls: Controls, result: Map) -> list[tuple[str, str]]:
             f"(t = {controls.rate * result.steps:.3g}/τ²)",
         ),
         (
+            "shown",
+            f"after {shown.step:,} steps (t = {controls.rate * shown.step:.3g}/τ²); recorded "
+            "after " + ", ".join(f"{step:,}" for step in result.recorded[1:]),
+        ),
+        (
             "kernel distance S(0, t)",
-            f"from {result.kernel_distance.min():.3g} to {result.kernel_distance.max():.3g}",
+            f"from {shown.kernel_distance.min():.3g} to {shown.kernel_distance.max():.3g}",
         ),
     ]
-    if result.test_loss is not None:
-        best = np.unravel_index(np.argmin(result.test_loss), result.test_loss.shape)
+    if shown.test_loss is not None:
+        best = np.unravel_index(np.argmin(shown.test_loss), shown.test_loss.shape)
         items.append(
             (
                 "lowest test loss",
-                f"{result.test_loss[best]:.3g} at τ = {result.taus[best[0]]:.3g}, "
-                f"δ = {result.deltas[best[1]]:.3g}",
+                f"{shown.test_loss[best]:.3g} at τ = {shown.taus[best[0]]:.3g}, "
+                f"δ = {shown.deltas[best[1]]:.3g}",
             )
         )
     return items
 
 
 def notes(controls: Controls, result: Map) -> list[str]:
-    messages, cells = [], result.kernel_distance.size
+    messages, cells = [], result.diverged.size
     cut = result.steps < controls.steps or cells < controls.resolution**2
     if seconds(controls) > SAY_SECONDS or cut:
         messages.append(
-            f"Expected time: {_time_text(seconds(controls))} on this machine, for {cells:,} "
-            f"networks {controls.d} → {controls.width} → 1 on {controls.n:,} points."
+            f"Expected time: {_time_text(seconds(controls))} on this machine, for "
+            f"{cells * result.seeds:,} networks {controls.d} → {controls.width} → 1 on "
+            f"{controls.n:,} points."
         )
     if cut:
         side = result.taus.size
         messages.append(
             f"A map may train for about {MAP_SECONDS:g} s here: it has {side} × {side} cells and "
             f"trains {result.steps:,} of the {controls.steps:,} steps asked for. Fewer cells, "
-            "points, or a smaller d or width allow more."
+            "seeds, points, or a smaller d or width allow more."
+        )
+    if controls.shown != "end" and result.at(controls.shown).step != int(controls.shown):
+        messages.append(
+            f"The map trained {result.steps:,} steps, fewer than {int(controls.shown):,}: it "
+            "shows the last one."
         )
     stopped = int(np.count_nonzero(result.diverged >= 0))
     if stopped:
         messages.append(
-            f"{stopped} of the {result.diverged.size} networks diverged (lr = c/τ² is too large "
-            "for them); each is shown at its last finite state. A smaller c avoids it."
+            f"{stopped} of the {cells} cells diverged (lr = c/τ² is too large for them"
+            + ("" if result.seeds == 1 else " in at least one seed")
+            + "); each is shown at its last finite state. A smaller c avoids it."
         )
     return messages
 
 
 def tables(controls: Controls, result: Map) -> Tables:
+    """One table per recorded step after the first: every cell's mean over the seeds (and
+    with several seeds their standard deviation, ``…_sd``)."""
     taus, deltas = np.meshgrid(result.taus, result.deltas, indexing="ij")
     rates = np.broadcast_to(result.rates[:, None], taus.shape)
-    columns = {
-        "tau": taus.ravel(),
-        "delta": deltas.ravel(),
-        "lr": rates.ravel(),
-        "loss": result.loss.ravel(),
-        "kernel_distance": result.kernel_distance.ravel(),
-        "activation_distance": result.activation_distance.ravel(),
-        "parameter_distance": result.parameter_distance.ravel(),
-        "diverged_at": result.diverged.ravel().astype(float),
-    }
-    if result.test_loss is not None:
-        columns["test_loss"] = result.test_loss.ravel()
-    return {f"map after {result.steps} steps": columns}
+    found = {}
+    for index, step in enumerate(result.recorded[1:], start=1):
+        mean, spread = result.mean.at(index), result.spread.at(index)
+        columns = {"tau": taus.ravel(), "delta": deltas.ravel(), "lr": rates.ravel()}
+        for name, values in _items(mean):
+            if values is not None:
+                columns[name] = values.ravel()
+                if result.seeds > 1:
+                    columns[f"{name}_sd"] = getattr(spread, name).ravel()
+        columns["diverged_at"] = result.diverged.ravel().astype(float)
+        found[f"map after {step} steps"] = columns
+    return found
 
 
 # -- clicks -------------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 """The network map's plots, one function each: the kernel distance, the test loss, the share of
-activation patterns changed, the parameter distance and the training loss after training, each
-over scale τ × balance δ (Kunin et al. Fig. 1b and Fig. 10)."""
+activation patterns changed, the parameter distance and the training loss, each over scale τ ×
+balance δ after one of the recorded steps, the mean over the seeds (Kunin et al. Fig. 1b and
+Fig. 10); the hover adds the seeds' spread."""
 
 from __future__ import annotations
 
@@ -16,13 +17,13 @@ from ...ui import figures as fig
 from .trajectory_plots import unavailable
 
 if TYPE_CHECKING:
-    from .map import Controls, Map
+    from .map import Controls, Map, Snapshot
 
 #: short enough for a phone's half-width plot; which side is upstream the regions' labels say
 X_TITLE = "balance δ = aᵢ² − ‖wᵢ‖²"
 
 
-def _labels(controls: Controls, result: Map) -> list[tuple[float, float, str]]:
+def _labels(controls: Controls, result: Snapshot) -> list[tuple[float, float, str]]:
     if not controls.labels:
         return []
     low, high = float(result.taus[0]), float(result.taus[-1])
@@ -37,102 +38,124 @@ def _labels(controls: Controls, result: Map) -> list[tuple[float, float, str]]:
     ]
 
 
-def _map(controls: Controls, result: Map, z: np.ndarray, colorbar: str, **options) -> Figure:
+def _where(shown: Snapshot) -> str:
+    """The hover's first words: the cell and the step shown."""
+    return f"δ = %{{x:.3g}}, τ = %{{y:.3g}}, after {shown.step:,} steps"
+
+
+def _spread(shown: Snapshot, index: int, form: str = ".2g") -> str:
+    """The seeds' standard deviation, ``customdata[index]`` of the hover (nothing for one)."""
+    if shown.seeds == 1:
+        return ""
+    return f" ± %{{customdata[{index}]:{form}}} (sd of {shown.seeds} seeds)"
+
+
+def _map(controls: Controls, shown: Snapshot, z: np.ndarray, colorbar: str, **options) -> Figure:
     return fig.portrait(
         z,
-        result.deltas,
-        result.taus,
+        shown.deltas,
+        shown.taus,
         x_title=X_TITLE,
         y_title="initial scale τ",
         colorbar=colorbar,
         log_y=True,
-        labels=_labels(controls, result),
+        labels=_labels(controls, shown),
         height=400,
         **options,
     )
 
 
 def draw_kernel(controls: Controls, result: Map) -> Figure:
-    distance = result.kernel_distance
+    shown = result.at(controls.shown)
+    distance = shown.kernel_distance
     return _map(
         controls,
-        result,
+        shown,
         distance,
         "S(0, t)",
         zmin=0.0,
         zmax=max(float(np.max(distance)), 1e-6),
-        hover="δ = %{x:.3g}, τ = %{y:.3g}: S = %{z:.3g}",
+        customdata=shown.spread.kernel_distance[..., None],
+        hover=f"{_where(shown)}<br>S = %{{z:.3g}}{_spread(shown, 0)}",
     )
 
 
 def _log_map(
-    controls: Controls, result: Map, values: np.ndarray, name: str, colorscale: str | list
+    controls: Controls, shown: Snapshot, name: str, label: str, colorscale: str | list
 ) -> Figure:
-    """A positive quantity over the map on a log scale (a cell at exactly 0 drawn at the
-    floor): one cell far from the others would otherwise take the whole colour range. The
+    """A positive measure ``name`` over the map on a log scale (a cell at exactly 0 drawn at
+    the floor): one cell far from the others would otherwise take the whole colour range. The
     hover says the value itself."""
+    values, spread = getattr(shown, name), getattr(shown.spread, name)
     with np.errstate(divide="ignore"):
         logs = np.log10(np.maximum(values, 1e-300))
     top = float(np.max(logs))
     return _map(
         controls,
-        result,
+        shown,
         logs,
-        f"log₁₀ {name}",
+        f"log₁₀ {label}",
         colorscale=colorscale,
         zmax=top if math.isfinite(top) else None,
-        customdata=values,
-        hover=f"δ = %{{x:.3g}}, τ = %{{y:.3g}}: {name} = %{{customdata:.3g}}",
+        customdata=np.stack([values, spread], axis=-1),
+        hover=f"{_where(shown)}<br>{label} = %{{customdata[0]:.3g}}{_spread(shown, 1)}",
     )
 
 
 def draw_test_loss(controls: Controls, result: Map) -> Figure:
-    if result.test_loss is None:
+    shown = result.at(controls.shown)
+    if shown.test_loss is None:
         return unavailable("the test loss needs test points", height=400)
-    return _log_map(controls, result, result.test_loss, "test loss", fig.LOSS_SCALE)
+    return _log_map(controls, shown, "test_loss", "test loss", fig.LOSS_SCALE)
 
 
 def draw_activation(controls: Controls, result: Map) -> Figure:
     """The share of patterns changed; the hover adds Kunin et al.'s Hamming distance (units
-    changed per input, docs/networks.md (N9))."""
+    changed per input, docs/networks.md (N9)), of the seeds' mean share."""
+    shown = result.at(controls.shown)
+    share = shown.activation_distance
+    hamming = nw.kunin_hamming(share, controls.width)
     return _map(
         controls,
-        result,
-        result.activation_distance,
+        shown,
+        share,
         "patterns changed",
         zmin=0.0,
         colorscale=fig.MAGMA,
         hover=(
-            "δ = %{x:.3g}, τ = %{y:.3g}: %{z:.1%} of the patterns changed<br>"
-            f"Kunin et al.'s Hamming distance: %{{customdata:.3g}} of {controls.width} units "
-            "per input"
+            f"{_where(shown)}<br>%{{z:.1%}}{_spread(shown, 1, '.1%')} of the patterns changed"
+            f"<br>Kunin et al.'s Hamming distance: %{{customdata[0]:.3g}} of {controls.width} "
+            "units per input"
         ),
-        customdata=nw.kunin_hamming(result.activation_distance, controls.width),
+        customdata=np.stack([hamming, shown.spread.activation_distance], axis=-1),
     )
 
 
 def draw_parameter_distance(controls: Controls, result: Map) -> Figure:
-    return _log_map(controls, result, result.parameter_distance, "‖θ − θ₀‖", "Viridis")
+    shown = result.at(controls.shown)
+    return _log_map(controls, shown, "parameter_distance", "‖θ − θ₀‖", "Viridis")
 
 
 def draw_training_loss(controls: Controls, result: Map) -> Figure:
-    return _log_map(controls, result, result.loss, "training loss", fig.LOSS_SCALE)
+    shown = result.at(controls.shown)
+    return _log_map(controls, shown, "loss", "training loss", fig.LOSS_SCALE)
 
 
 PANELS = (
     Panel(
         "kernel",
-        "Kernel distance S(0, t) after training",
+        "Kernel distance S(0, t)",
         r"$S(0,t) = 1 - \langle K_0, K_t\rangle_F/(\|K_0\|_F\|K_t\|_F)$ of each network's "
-        r"empirical NTK on its training points at the end of training. Dark: the kernel has not "
-        r"moved (lazy); bright: it has (rich).",
+        r"empirical NTK on its training points after the step shown (the last, unless "
+        r"'show the map after' says otherwise), the mean over the seeds averaged. Dark: the "
+        r"kernel has not moved (lazy); bright: it has (rich).",
         draw_kernel,
         height=400,
         wide=True,
     ),
     Panel(
         "test_loss",
-        "Test loss after training",
+        "Test loss",
         r"$\log_{10}$ of the mean-square error $\tfrac1{2m}\sum(f - y)^2$ on held-out points of "
         r"the teacher. Kunin et al.: lowest where learning is rapidly rich (small $\tau$, "
         r"$\delta > 0$).",
@@ -152,7 +175,7 @@ PANELS = (
     Panel(
         "parameters",
         "Parameter distance",
-        r"$\|\theta_t - \theta_0\|_2$ over all the weights at the end of training (Kunin "
+        r"$\|\theta_t - \theta_0\|_2$ over all the weights after the step shown (Kunin "
         r"et al. Fig. 10), on a log scale: a few cells that move far (small $\tau$, "
         r"$|\delta|$ large) would otherwise take all the colours.",
         draw_parameter_distance,
@@ -160,9 +183,9 @@ PANELS = (
     ),
     Panel(
         "training_loss",
-        "Training loss after training",
-        r"$\log_{10}$ of $\tfrac1{2n}\sum(f - y)^2$ on the training points at the end: how "
-        r"far each network has got in the steps it was given (Kunin et al. Fig. 10).",
+        "Training loss",
+        r"$\log_{10}$ of $\tfrac1{2n}\sum(f - y)^2$ on the training points after the step "
+        r"shown: how far each network has got in the steps it was given (Kunin et al. Fig. 10).",
         draw_training_loss,
         height=400,
     ),

@@ -46,8 +46,9 @@ def networks_expected(values, t):
 
 def networks_map_check(values, tables):
     """Cells of the map against single networks trained with lr = c/τ² (Kunin et al. D.1)."""
-    ((name, table),) = tables.items()
-    assert name == f"map after {values['steps']} steps"
+    steps = values["steps"]
+    assert list(tables) == [f"map after {step} steps" for step in (10, 100, 1000, steps)]
+    table = tables[f"map after {steps} steps"]
     assert len(table["tau"]) == values["resolution"] ** 2
     for index in np.random.default_rng(2).integers(0, len(table["tau"]), 3):
         tau, delta, lr = table["tau"][index], table["delta"][index], table["lr"][index]

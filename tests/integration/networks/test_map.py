@@ -25,8 +25,9 @@ def controls(**overrides):
     return SPEC.with_overrides(SMALL | overrides)
 
 
-def single(chosen, row, column):
-    """The cell (row τ, column δ) trained here as one network, lr = c/τ² (Kunin et al. D.1)."""
+def single(chosen, row, column, record=None):
+    """The cell (row τ, column δ) of ``chosen``'s seed trained here as one network, lr = c/τ²
+    (Kunin et al. D.1), recorded at the start and the end unless ``record`` says otherwise."""
     taus = np.geomspace(0.1, 2.0, chosen.resolution)
     deltas = np.linspace(-chosen.spread, chosen.spread, chosen.resolution)
     tau, delta = float(f"{taus[row]:.10g}"), float(f"{deltas[column]:.10g}") + 0.0
@@ -38,7 +39,7 @@ def single(chosen, row, column):
         y,
         lr=lr,
         steps=chosen.steps,
-        record=[0, chosen.steps],
+        record=[0, chosen.steps] if record is None else record,
         X_test=X_test,
         y_test=y_test,
     )
@@ -59,14 +60,15 @@ def test_the_patterns_map_hovers_kunin_et_al_s_hamming_distance_of_each_cell():
         end = single(chosen, row, column).final.weights[0]
         signs = np.sign(X @ net.weights[0].T), np.sign(X @ end.T)  # (n, h) each
         theirs = float((signs[0] != signs[1]).mean(axis=0).sum())
-        assert heat["customdata"][row][column] == pytest.approx(theirs, rel=1e-12, abs=1e-12)
+        assert heat["customdata"][row][column][0] == pytest.approx(theirs, rel=1e-12, abs=1e-12)
     assert np.max(heat["customdata"]) > 0
 
 
 @pytest.mark.parametrize("activation", ["relu", "tanh"])
 def test_cells_are_single_networks_trained_by_hand(activation):
-    chosen, result, figures = drawn(VIEW, **SMALL, activation=activation, spread=0.5)
-    assert result.kernel_distance.shape == (5, 5)
+    chosen, computed, figures = drawn(VIEW, **SMALL, activation=activation, spread=0.5)
+    result = computed.final
+    assert result.kernel_distance.shape == (5, 5) and result.step == chosen.steps
     for row, column in ((0, 0), (2, 4), (4, 1)):
         run = single(chosen, row, column)
         assert result.test_loss[row, column] == pytest.approx(run.test_loss[-1], rel=1e-9)
@@ -81,9 +83,77 @@ def test_cells_are_single_networks_trained_by_hand(activation):
     np.testing.assert_allclose(logs, np.log10(result.test_loss), rtol=1e-12)
 
 
+def test_the_map_after_each_recorded_step_is_its_networks_at_that_step():
+    """Recorded at every decade (Kunin et al. save 10, 100, … steps): the map shown after a
+    decade is each cell's network, trained here, at that step — drawn and in its facts."""
+    chosen, computed, _ = drawn(VIEW, **SMALL)
+    assert list(computed.recorded) == [0, 10, 100, 300]
+    runs = {cell: single(chosen, *cell, record=[0, 10, 100, 300]) for cell in ((0, 4), (3, 1))}
+    for shown, index in (("10", 1), ("100", 2), ("end", 3), ("1000", 3)):
+        result = computed.at(shown)
+        assert result.step == computed.recorded[index]
+        for (row, column), run in runs.items():
+            assert result.kernel_distance[row, column] == pytest.approx(
+                run.kernel_distance[index], rel=1e-7, abs=1e-12
+            )
+            assert result.loss[row, column] == pytest.approx(run.loss[index], rel=1e-9)
+        later = SPEC.with_overrides(SMALL | {"shown": shown})
+        heat = VIEW.panels[0].draw(later, computed)["data"][0]
+        np.testing.assert_array_equal(heat["z"], result.kernel_distance)
+        assert f"after {result.step:,} steps" in heat["hovertemplate"]
+        assert ("shown", f"after {result.step:,} steps") in [
+            (name, text.split(" (")[0]) for name, text in VIEW.facts(later, computed)
+        ]
+    # the kernel moves on over time; a decade the map never reached shows its last step
+    assert computed.at("10").kernel_distance.max() < computed.final.kernel_distance.max()
+    (note,) = VIEW.notes(SPEC.with_overrides(SMALL | {"shown": "1000"}), computed)
+    assert note == "The map trained 300 steps, fewer than 1,000: it shows the last one."
+
+
+def test_a_map_of_several_seeds_is_the_mean_of_their_networks_with_their_spread():
+    """Each seed draws its own teacher, data and base weights (Kunin et al. D.1); each cell is
+    the mean of its networks over the seeds, the hover and the downloads their spread."""
+    chosen, computed, figures = drawn(VIEW, **SMALL, seeds=3)
+    result = computed.final
+    for row, column in ((0, 0), (2, 3)):
+        runs = [single(dataclasses.replace(chosen, seed=seed), row, column) for seed in (4, 5, 6)]
+        losses = np.array([run.test_loss[-1] for run in runs])
+        distances = np.array([run.kernel_distance[-1] for run in runs])
+        assert result.test_loss[row, column] == pytest.approx(losses.mean(), rel=1e-9)
+        assert result.spread.test_loss[row, column] == pytest.approx(losses.std(), rel=1e-7)
+        assert result.kernel_distance[row, column] == pytest.approx(
+            distances.mean(), rel=1e-7, abs=1e-12
+        )
+        assert np.ptp(losses) > 0  # the seeds differ
+    heat = figures["test_loss"]["data"][0]
+    assert "sd of 3 seeds" in heat["hovertemplate"]
+    np.testing.assert_allclose(
+        np.asarray(heat["customdata"])[..., 1], result.spread.test_loss, rtol=1e-12
+    )
+    facts = dict(VIEW.facts(chosen, computed))
+    assert facts["the map"].endswith("the mean of 3 seeds (4–6)")
+    table = VIEW.tables(chosen, computed)[f"map after {chosen.steps} steps"]
+    np.testing.assert_allclose(table["test_loss_sd"], result.spread.test_loss.ravel())
+    # one seed: no spread anywhere
+    single_seed = drawn(VIEW, **SMALL)[2]["test_loss"]["data"][0]
+    assert "seeds" not in single_seed["hovertemplate"]
+
+
+def test_a_cell_that_diverges_in_one_seed_is_reported():
+    chosen = controls(rate=0.05, seeds=3)
+    computed = VIEW.compute(chosen)
+    alone = [VIEW.compute(controls(rate=0.05, seed=seed)).diverged for seed in (4, 5, 6)]
+    either = np.any([diverged >= 0 for diverged in alone], axis=0)
+    np.testing.assert_array_equal(computed.diverged >= 0, either)
+    assert 0 < either.sum() < either.size and not np.all([d >= 0 for d in alone], axis=0).all()
+    first = np.min([np.where(d >= 0, d, 10**9) for d in alone], axis=0)
+    np.testing.assert_array_equal(computed.diverged[either], first[either])
+    assert any("in at least one seed" in note for note in VIEW.notes(chosen, computed))
+
+
 def test_rich_and_lazy_corners_as_in_the_paper():
     # Kunin et al. Fig. 1b: the kernel moves at small τ, hardly at large τ
-    result = VIEW.compute(SPEC.with_overrides({"resolution": 6}))
+    result = VIEW.compute(SPEC.with_overrides({"resolution": 6})).final
     small, large = result.kernel_distance[0], result.kernel_distance[-1]
     assert small.min() > 10 * large.max()
     assert result.test_loss[0].mean() < result.test_loss[-1].mean()
@@ -98,7 +168,7 @@ def opened(href):
 
 def test_a_click_opens_exactly_that_network():
     chosen = controls(spread=0.75)
-    result = VIEW.compute(chosen)
+    result = VIEW.compute(chosen).final
     taus, deltas, _ = network_map.grid(chosen)
     row, column = 3, 1
     point = {"x": float(np.float32(deltas[column] + 0.01)), "y": float(np.float32(taus[row]))}
@@ -157,6 +227,16 @@ def test_the_click_callback_over_http(client, dependencies):
 # -- the budget ------------------------------------------------------------------------------
 
 
+def blank(chosen):
+    """A map of ``chosen``'s cells, recorded steps and seeds, all zeros: for what its messages
+    say without training it."""
+    record = network_map.recorded_steps(chosen.steps)
+    shape = (record.size, chosen.resolution, chosen.resolution)
+    zeros = network_map.Measures(*[np.zeros(shape)] * 5)
+    grid = network_map.grid(chosen)
+    return network_map.Map(*grid, record, chosen.seeds, zeros, zeros, np.full(shape[1:], -1))
+
+
 def test_the_papers_sizes_run_in_the_background_with_the_time_said_first():
     paper = SPEC.with_overrides(network_map.PAPER_SCALE)
     assert (paper.d, paper.n, paper.width) == (100, 1000, 50)  # Kunin et al. App. D.1
@@ -168,11 +248,7 @@ def test_the_papers_sizes_run_in_the_background_with_the_time_said_first():
     assert network_map.within_budget(chosen) == chosen
     assert network_map.heavy(chosen) and not network_map.heavy(SPEC.with_overrides(SMALL))
     # its first message says how long it takes (for a result of its shape, not computed here)
-    shape = (chosen.resolution, chosen.resolution)
-    result = network_map.Map(
-        *network_map.grid(chosen), chosen.steps, *[np.zeros(shape)] * 5, np.full(shape, -1)
-    )
-    (message,) = VIEW.notes(chosen, result)
+    (message,) = VIEW.notes(chosen, blank(chosen))
     assert message.startswith("Expected time: about") and "minutes" in message
     # inside a web request (a server without background jobs) it is refused with what to do
     with pytest.raises(ValueError, match=r"runs no background jobs.*fewer cells"):
@@ -186,11 +262,8 @@ def test_a_map_beyond_the_budget_is_cut_and_says_how():
     fitted = network_map.within_budget(widest)
     assert fitted.resolution <= 32 and fitted.steps < widest.steps / 10
     assert network_map.seconds(widest) <= network_map.MAP_SECONDS * 1.01
-    side, shape = fitted.resolution, (fitted.resolution, fitted.resolution)
-    result = network_map.Map(
-        *network_map.grid(fitted), fitted.steps, *[np.zeros(shape)] * 5, np.full(shape, -1)
-    )
-    messages = VIEW.notes(widest, result)
+    side = fitted.resolution
+    messages = VIEW.notes(widest, blank(fitted))
     assert messages[0].startswith("Expected time: about")
     assert f"{side} × {side} cells and trains {fitted.steps:,} of the 20,000 steps" in messages[1]
 
@@ -205,10 +278,11 @@ def test_the_default_map_is_within_thirty_seconds_and_needs_no_message():
 
 def test_diverging_cells_are_reported():
     chosen = controls(rate=0.1)
-    result = VIEW.compute(chosen)
+    computed = VIEW.compute(chosen)
+    result = computed.final
     assert np.any(result.diverged >= 0)
     assert all(np.all(np.isfinite(v)) for v in (result.test_loss, result.kernel_distance))
-    assert any("diverged" in note for note in VIEW.notes(chosen, result))
+    assert any("diverged" in note for note in VIEW.notes(chosen, computed))
 
 
 def test_compute_job_equals_compute_and_reports_rising_fractions(monkeypatch):
@@ -217,8 +291,12 @@ def test_compute_job_equals_compute_and_reports_rising_fractions(monkeypatch):
     heard = []
     job = network_map.compute_job(chosen, lambda fraction, text: heard.append((fraction, text)))
     plain = VIEW.compute(chosen)
-    for field in dataclasses.fields(job):
-        np.testing.assert_array_equal(getattr(job, field.name), getattr(plain, field.name))
+    for name in ("taus", "deltas", "rates", "recorded", "diverged"):
+        np.testing.assert_array_equal(getattr(job, name), getattr(plain, name))
+    for field in dataclasses.fields(network_map.Measures):
+        np.testing.assert_array_equal(
+            getattr(job.mean, field.name), getattr(plain.mean, field.name)
+        )
     fractions = [fraction for fraction, _ in heard]
     assert fractions == sorted(fractions) and fractions[-1] == 1.0 and len(heard) > 20
     assert network_map._rows_per_call(chosen, chosen.steps) < chosen.resolution  # several calls
@@ -227,11 +305,13 @@ def test_compute_job_equals_compute_and_reports_rising_fractions(monkeypatch):
 def test_downloads_hold_every_cell():
     chosen = controls()
     result = VIEW.compute(chosen)
-    ((name, table),) = VIEW.tables(chosen, result).items()
-    assert name == f"map after {chosen.steps} steps"
-    assert len(table["tau"]) == 25 and np.all(np.isfinite(table["test_loss"]))
-    run = single(chosen, 1, 3)
-    assert table["test_loss"][1 * 5 + 3] == pytest.approx(run.test_loss[-1], rel=1e-9)
+    tables = VIEW.tables(chosen, result)
+    assert list(tables) == [f"map after {step} steps" for step in (10, 100, chosen.steps)]
+    run = single(chosen, 1, 3, record=[0, 10, 100, chosen.steps])
+    for index, table in enumerate(tables.values(), start=1):
+        assert len(table["tau"]) == 25 and np.all(np.isfinite(table["test_loss"]))
+        assert "test_loss_sd" not in table  # one seed: no spread
+        assert table["test_loss"][1 * 5 + 3] == pytest.approx(run.test_loss[index], rel=1e-9)
 
 
 def test_a_download_before_the_maps_job_has_finished_asks_to_wait(tmp_path):
