@@ -214,7 +214,7 @@ def test_a_celery_worker_runs_the_map_with_progress_into_the_shared_cache(page, 
     # and the map drawn is the map the job computed: the same as computing it here
     expected = MAP.compute(MAP.spec.with_overrides(values))
     drawn_map = np.array(page.evaluate(KERNEL_MAP), dtype=float)
-    np.testing.assert_allclose(drawn_map, expected.kernel_distance, rtol=1e-6, atol=1e-12)
+    np.testing.assert_allclose(drawn_map, expected.final.kernel_distance, rtol=1e-6, atol=1e-12)
     health = json.loads(servers.urllib.request.urlopen(url + "/healthz", timeout=5).read())
     assert health["status"] == "ok" and health["jobs"]["workers"] == 1
 

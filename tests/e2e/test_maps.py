@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from urllib.parse import parse_qs, urlparse
 
+import numpy as np
 import pytest
 
 from app.views import VIEWS
@@ -70,3 +71,30 @@ def test_a_click_on_a_cell_opens_its_trajectory(page, live_server, view):
         if spec.kind in ("float", "int"):
             thumb = page.locator(f"#{target.key}-{spec.name} [role=slider]")
             assert thumb.count() == 1
+
+
+def test_the_network_maps_time_redraws_its_recorded_steps_with_the_seeds_spread(page, live_server):
+    """'show the map after' 10 steps: the page draws the map the server recorded after 10
+    steps (not the last step's), its hover names the step and the seeds' spread, and the
+    link keeps the choice."""
+    view = BY_PATH["/networks/map"]
+    values = {"resolution": 6, "steps": 100, "n_test": 40, "seeds": 2}
+    open_view(page, live_server, view, "?" + "&".join(f"{k}={v}" for k, v in values.items()))
+    computed = view.compute(view.spec.with_overrides(values))
+    selector = f"#{view.key}-graph-kernel .js-plotly-plot"
+    read = """s => { const t = document.querySelector(s)._fullData[0];
+                     return {z: Array.from(t.z, row => Array.from(row)),
+                             hover: t.hovertemplate}; }"""
+    drawn = page.evaluate(read, selector)
+    np.testing.assert_allclose(drawn["z"], computed.final.kernel_distance, rtol=1e-6, atol=1e-9)
+    assert "after 100 steps" in drawn["hover"] and "sd of 2 seeds" in drawn["hover"]
+    page.get_by_label("10 steps").check()
+    page.wait_for_function(
+        "s => document.querySelector(s)._fullData[0].hovertemplate.includes('after 10 steps')",
+        arg=selector,
+        timeout=TIMEOUT,
+    )
+    early = computed.at("10").kernel_distance
+    np.testing.assert_allclose(page.evaluate(read, selector)["z"], early, rtol=1e-6, atol=1e-9)
+    assert not np.allclose(early, computed.final.kernel_distance, rtol=0.01)  # another map
+    assert query(page)["shown"] == "10"
