@@ -50,6 +50,8 @@ CALL_WEIGHTS = 2**21
 #: the steps a map records besides its first and its last: the decades, as Kunin et al. save
 #: their runs (10, 100, …, 10⁶ steps)
 DECADES = (10, 100, 1000, 10_000)
+#: how a cell's balance δ is set: by its initial weights, or by its layers' learning rates
+BALANCE_BY = ("weights", "rates")
 #: the map after one of the decades, or after its last step
 SHOWN = (*(str(step) for step in DECADES), "end")
 SHOWN_LABELS = ("10 steps", "100", "1,000", "10,000", "the last step")
@@ -75,6 +77,15 @@ class Controls:
     width: int = integer("width h", 50, 2, 200, step=2)
     resolution: int = integer("cells per side", 16, 4, 32, help="At most 32 × 32 = 1,024 networks")
     spread: float = number("largest |δ|", 1.0, 0.25, 5.0, step=0.25, help="δ runs from −|δ| to |δ|")
+    balance_by: str = choice(
+        "δ set by",
+        "weights",
+        BALANCE_BY,
+        ("initial weights", "learning rates"),
+        help="Weights: read-out × α and first layer ÷ α from a balanced start (Kunin et al. "
+        "Fig. 1b). Learning rates: the balanced start itself, its first layer trained at α² "
+        "times the rate and its read-out at α⁻² times, which gives it the same conserved δ",
+    )
     rate: float = number(
         "learning-rate constant c (lr = c/τ²)",
         5e-3,
@@ -109,7 +120,17 @@ GROUPS = (
     ("Networks and data", ("activation", "d", "k", "n", "n_test", "width")),
     (
         "Map and training",
-        ("shown", "resolution", "spread", "seeds", "rate", "steps", "seed", "labels"),
+        (
+            "shown",
+            "resolution",
+            "spread",
+            "balance_by",
+            "seeds",
+            "rate",
+            "steps",
+            "seed",
+            "labels",
+        ),
     ),
 )
 
@@ -202,6 +223,16 @@ PRESETS = (
         PAPER_SCALE | {"resolution": 16, "steps": 2000},
     ),
     Preset(
+        "delta-set-by-learning-rates",
+        "δ set by learning rates (first layer α², read-out α⁻²)",
+        "A balanced start trained with layer rates that give it the balance δ (Kunin et al.: "
+        "the layers' variances and learning rates set the conserved δ together). For ReLU "
+        "every map but the parameter distance is the weight-scaled map's: the same networks "
+        "in other coordinates, whose weights travel differently.",
+        {"balance_by": "rates"},
+        panel="parameters",
+    ),
+    Preset(
         "larger-inputs-d-10",
         "Larger inputs: d = 10, n = 100",
         "Closer to the paper's set-up (d = 100, n = 1,000): about ten times the default's work.",
@@ -290,11 +321,22 @@ def seeds(controls: Controls) -> range:
     return range(controls.seed, controls.seed + controls.seeds)
 
 
+def layer_rates(taus: np.ndarray, deltas: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The learning-rate factors (η_w, η_a) = (α², α⁻²) that give a balanced start at scale τ
+    the balance δ = η_w a² − η_a ‖w‖² = τ²(α² − α⁻²) (Kunin et al. §5; docs/networks.md
+    (N13)). For a ReLU network this is the weight-scaled start in other coordinates: w/α and
+    aα follow plain gradient descent step for step."""
+    alpha_sq = nw.alpha_from_tau_delta(taus, deltas) ** 2
+    return alpha_sq, 1.0 / alpha_sq
+
+
 def scenario(controls: Controls, rows: slice = slice(None), seed: int | None = None):
     """The map's networks (rows ``rows`` of the grid, drawn from ``seed``, by default the
     first) as one batched scenario (for controls within the budget, :func:`within_budget`)."""
     taus, deltas, rates = grid(controls)
-    return nw.scenario(
+    tau, delta = taus[rows, None], deltas[None, :]
+    by_rates = controls.balance_by == "rates"
+    built = nw.scenario(
         "teacher",
         d=controls.d,
         k=controls.k,
@@ -303,12 +345,13 @@ def scenario(controls: Controls, rows: slice = slice(None), seed: int | None = N
         activation=controls.activation,
         width=controls.width,
         init="kunin",
-        tau=taus[rows, None],
-        delta=deltas[None, :],
+        tau=tau,
+        delta=0.0 * delta if by_rates else delta,
         lr=rates[rows, None] * np.ones((1, deltas.size)),
         steps=controls.steps,
         seed=controls.seed if seed is None else seed,
     )
+    return dataclasses.replace(built, layer_lrs=layer_rates(tau, delta)) if by_rates else built
 
 
 # -- the result ---------------------------------------------------------------------------------
@@ -520,6 +563,12 @@ def facts(controls: Controls, result: Map) -> list[tuple[str, str]]:
             f"{_seeds_text(result.seeds, controls.seed)}",
         ),
         (
+            "balance δ",
+            "set by the initial weights (a × α, w ÷ α)"
+            if controls.balance_by == "weights"
+            else "set by the learning rates (η_w = α², η_a = α⁻²) of a balanced start",
+        ),
+        (
             "training",
             f"{result.steps:,} steps of lr = {controls.rate:g}/τ² on n = {controls.n} points "
             f"(t = {controls.rate * result.steps:.3g}/τ²)",
@@ -600,9 +649,15 @@ def tables(controls: Controls, result: Map) -> Tables:
 
 
 def cell_values(controls: Controls, row: int, column: int) -> dict:
-    """The network view's controls for the cell (row τ, column δ): exactly that network."""
+    """The network view's controls for the cell (row τ, column δ): exactly that network (of
+    the first seed)."""
     controls = within_budget(controls)
     taus, deltas, rates = grid(controls)
+    tau, delta = float(taus[row]), float(deltas[column])
+    ratio = 1.0  # η_a/η_w
+    if controls.balance_by == "rates":  # a balanced start, δ set by (η_w, η_a) = (α², α⁻²)
+        eta_w, eta_a = layer_rates(np.array(tau), np.array(delta))
+        delta, ratio = 0.0, float(f"{float(eta_a / eta_w):.10g}")
     return {
         "data": "teacher",
         "d": controls.d,
@@ -613,10 +668,10 @@ def cell_values(controls: Controls, row: int, column: int) -> dict:
         "depth": 2,
         "width": controls.width,
         "init": "kunin",
-        "tau": float(taus[row]),
-        "delta": float(deltas[column]),
+        "tau": tau,
+        "delta": delta,
         "loss": "mse",
-        "rate_ratio": 1.0,
+        "rate_ratio": ratio,
         "lr": float(rates[row]),
         "steps": controls.steps,
         "seed": controls.seed,

@@ -113,8 +113,8 @@ class Controls:
     rate_ratio: float = number(
         "learning-rate ratio η_L/η₁",
         1.0,
-        0.01,
-        100.0,
+        1e-6,
+        1e6,
         log=True,
         help="Read-out against first layer, η₁η_L = 1 (layers between: 1)",
     )

@@ -18,6 +18,7 @@ from tests.dash_client import payload
 from tests.integration.networks import drawn, kunin_teacher_student
 
 SPEC = VIEW.spec
+BALANCE = network_map.BALANCE_BY
 SMALL = {"resolution": 5, "steps": 300, "n": 12, "n_test": 40, "width": 10, "seed": 4}
 
 
@@ -149,6 +150,63 @@ def test_a_cell_that_diverges_in_one_seed_is_reported():
     first = np.min([np.where(d >= 0, d, 10**9) for d in alone], axis=0)
     np.testing.assert_array_equal(computed.diverged[either], first[either])
     assert any("in at least one seed" in note for note in VIEW.notes(chosen, computed))
+
+
+def test_delta_set_by_learning_rates_is_the_weight_scaled_map_in_other_coordinates():
+    """Kunin et al.: layer variances and learning rates set δ = η_w a² − η_a ‖w‖² together. A
+    balanced start trained with (η_w, η_a) = (α², α⁻²) is, for ReLU, the weight-scaled start
+    (w ÷ α, a × α) in other coordinates: every measure of the function, its kernel and its
+    patterns agrees; the weights themselves travel differently."""
+    weights = VIEW.compute(controls()).final
+    rates = VIEW.compute(controls(balance_by="rates")).final
+    for name in ("test_loss", "loss", "kernel_distance", "activation_distance"):
+        np.testing.assert_allclose(
+            getattr(rates, name), getattr(weights, name), rtol=1e-9, atol=1e-12, err_msg=name
+        )
+    assert not np.allclose(rates.parameter_distance, weights.parameter_distance, rtol=0.1)
+    # a cell against its network trained here: balanced start, the layers' own rates
+    chosen = controls(balance_by="rates")
+    taus, deltas, lrs = network_map.grid(chosen)
+    row, column = 1, 4
+    X, y, X_test, y_test, net = kunin_teacher_student(chosen, tau=taus[row], delta=0.0)
+    ratio = deltas[column] / taus[row] ** 2
+    alpha_sq = (ratio + np.sqrt(ratio**2 + 4)) / 2  # δ = τ²(α² − α⁻²)
+    run = nw.train(
+        net,
+        X,
+        y,
+        lr=lrs[row],
+        steps=chosen.steps,
+        layer_lrs=(alpha_sq, 1 / alpha_sq),
+        record=[0, chosen.steps],
+        X_test=X_test,
+        y_test=y_test,
+    )
+    assert rates.test_loss[row, column] == pytest.approx(run.test_loss[-1], rel=1e-9)
+    assert rates.parameter_distance[row, column] == pytest.approx(
+        run.parameter_distance[-1], rel=1e-9
+    )
+    # the balance the rates give: η_w a² − η_a ‖w‖² = δ at the start, and within a few per
+    # cent after 300 steps of gradient descent (the flow conserves it; a step moves it by O(lr²))
+    for weights_now, tolerance in ((net.weights, 1e-12), (run.final.weights, 0.05)):
+        w, a = weights_now[0], weights_now[1][0]
+        balance = alpha_sq * a**2 - np.sum(w**2, axis=1) / alpha_sq
+        np.testing.assert_allclose(balance, deltas[column], rtol=tolerance)
+    # tanh is not homogeneous: there the two ways of setting δ are different networks
+    tanh = [VIEW.compute(controls(activation="tanh", balance_by=b)).final for b in BALANCE]
+    assert not np.allclose(tanh[0].test_loss, tanh[1].test_loss, rtol=1e-3)
+
+
+def test_a_click_on_a_learning_rate_map_opens_its_network():
+    chosen = controls(balance_by="rates", spread=1.0)
+    result = VIEW.compute(chosen).final
+    taus, deltas, _ = network_map.grid(chosen)
+    href = VIEW.open_target("kernel", {"pointNumber": [0, 4]}, SPEC.to_controls(chosen))
+    got = opened(href)[1]
+    alpha_sq = network_map.layer_rates(taus[0], deltas[4])[0]
+    assert got.delta == 0.0 and got.rate_ratio == pytest.approx(alpha_sq**-2, rel=1e-9)
+    run = TRAJECTORY.compute(got)
+    assert run.curves.test_loss[-1] == pytest.approx(result.test_loss[0, 4], rel=1e-6)
 
 
 def test_rich_and_lazy_corners_as_in_the_paper():
