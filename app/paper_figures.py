@@ -31,6 +31,7 @@ from dash import Dash, dcc, html
 from flask import Response, request
 from plotly.io.json import to_json_plotly
 
+from . import across_seeds
 from .cache import ResultCache
 from .core.claims import Evidence
 from .core.page import Page
@@ -313,10 +314,19 @@ def card_entry(card: Card, link: Callable[[str], str], embed: bool) -> dict[str,
         "label": f"{preset.name}: {card.panel.title}",
         "claim": typeset(preset.claim.text, prose=True) if preset.claim is not None else None,
         "differs": typeset(preset.differs, prose=True) if preset.differs else None,
+        "seeds": _across_seeds(card),
         "panel": "Panel shown: " + typeset(card.panel.title, prose=True),
         "href": card.href(link, embed),
         "link_title": f"{preset.name}: open in the {card.view.nav_title} view",
     }
+
+
+def _across_seeds(card: Card) -> str | None:
+    """What the card says of its claim in other seeds (:mod:`app.across_seeds`)."""
+    controls = card.view.spec.with_overrides(card.preset.values)
+    seed = getattr(controls, "seed", None)
+    found = None if seed is None else across_seeds.note(card.key, seed)
+    return None if found is None else typeset(found, prose=True)
 
 
 def _heading(paper: Paper, ident: str) -> html.H2:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from . import across_seeds
 from .paper_figures import GROUPS, Card
 
 __all__ = ["DOCUMENT", "markdown"]
@@ -22,6 +23,12 @@ preset of a view. For each: the paper's own setting, the preset's, what the card
 sentence, checked on the card's own computed numbers whenever the page draws it and in CI
 (`tests/integration/test_paper_claims.py`; the page prints the numbers under the claim) — and
 where the model or the setting differs from the paper's, and why.
+
+Every claim of a card with a seed is also checked on seeds 0–7 in CI
+(`tests/integration/test_paper_claims_across_seeds.py`): a claim that holds for its card's seed
+only would teach one draw's accident as the paper's finding. The cards whose claim holds in only
+some of those seeds say so (*Across seeds*, here and on the page; `app/across_seeds.py`) until
+their checks are made robust or their claims narrowed.
 
 This file is written by `python -m app.papers_table` from the presets (`app/views/*/`); a test
 fails when it differs from what that command writes.
@@ -75,8 +82,12 @@ def _details(card: Card) -> list[str]:
         f"- **This preset**: {_setting(card)}",
         f"- **What it shows**: {_cell(preset.claim.text if preset.claim else None)}",
         f"- **Differs from the paper**: {_cell(preset.differs)}",
-        "",
     ]
+    seed = getattr(card.view.spec.with_overrides(preset.values), "seed", None)
+    found = None if seed is None else across_seeds.note(card.key, seed)
+    if found is not None:
+        lines.append(f"- **Across seeds**: {_cell(found[0].upper() + found[1:])}")
+    lines.append("")
     return lines
 
 

@@ -99,6 +99,9 @@
     if (entry.differs) {
       card.appendChild(labelled("p", "paper-card-differs", "Differs from the paper: ", entry.differs));
     }
+    if (entry.seeds) {
+      card.appendChild(labelled("p", "paper-card-differs", "Across seeds: ", entry.seeds));
+    }
     card.appendChild(element("p", "paper-card-panel", entry.panel));
     card.appendChild(appLink(entry));
     return card;

@@ -26,18 +26,22 @@ def _monotone(values: np.ndarray, rising: bool) -> bool:
 
 
 def _kernel_alignment(controls: Any, run: Run) -> Evidence:
+    """ζ moves the way α₊ says (Xu & Ziyin eq. 11: up when α₊ > 1) and only by a few times
+    its random size 1/√d; the NTK barely moves. (The random start's output f₀ = O(1) here: in
+    some draws it exceeds y and α₊ < 1.)"""
     zeta, change, loss = run.exact.zeta, float(run.exact.ntk_change[-1]), run.exact.loss
-    rise = float(zeta[-1] - zeta[0])
+    rise, size = float(zeta[-1] - zeta[0]), 1.0 / np.sqrt(controls.d)
+    rising = run.start.alpha_plus > 1
     fitted = loss[-1] < 1e-6 * loss[0]
     return Evidence(
-        _monotone(zeta, True)
-        and 0 <= rise < 0.02
-        and abs(zeta[-1]) < 0.1
+        _monotone(zeta, rising)
+        and abs(rise) < 5 * size
+        and abs(zeta[-1]) < 5 * size
         and change < 0.01
         and fitted,
-        f"ζ rises monotonically by only {num(rise, '.2g')} ({zeta[0]:.3f} → {zeta[-1]:.3f}) "
-        f"while the loss is fitted; α₊ = {run.start.alpha_plus:.4f}; the NTK changes by "
-        f"{100 * change:.2g} %",
+        f"α₊ = {run.start.alpha_plus:.4f}: ζ {'rises' if rising else 'falls'} monotonically "
+        f"by only {num(abs(rise), '.2g')} ({zeta[0]:.3f} → {zeta[-1]:.3f}; 1/√d = "
+        f"{size:.3f}) while the loss is fitted; the NTK changes by {100 * change:.2g} %",
     )
 
 
@@ -69,7 +73,8 @@ def _disalignment(controls: Any, run: Run) -> Evidence:
 
 FIG_1_KERNEL = Claim(
     "In the kernel phase (γ = 1/√d) the layers of a Gaussian start align only negligibly: ζ "
-    "rises monotonically but stays near its random O(1/√d) value, and the NTK barely moves.",
+    "moves monotonically — up when α₊ > 1 — but stays within a few 1/√d of its random start, "
+    "and the NTK barely moves.",
     _kernel_alignment,
 )
 FIG_1_FEATURES = Claim(
@@ -88,8 +93,11 @@ FIG_1_PAPER = (
     "their eq. 14, points gradient descent (nonlinear networks on 100 points y = 2x + noise)."
 )
 FIG_1_DIFFERS = (
-    "Width 1000 instead of 10⁴ (the view's cap), so the random ζ(0) ≈ 0.06 is larger than the "
-    "paper's; the solution is exact and gradient descent runs beside it."
+    "Width 1000 instead of 10⁴ (the view's cap), so the random ζ(0) and its changes, O(1/√d), "
+    "are larger than the paper's; the solution is exact and gradient descent runs beside it. "
+    "The paper says ζ rises because α₊ > 1 when y > 0, taking the start's output as ≈ 0; in "
+    "the kernel phase that output is O(1), and in a draw where it exceeds y, α₊ < 1 and ζ "
+    "falls as slightly."
 )
 FIG_1_DISALIGNMENT_DIFFERS = (
     "Width 1000 instead of 10⁴, and layers u ~ N(0, 1), w = u + 0.1·N(0, 1) (the paper: "

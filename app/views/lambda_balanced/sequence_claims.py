@@ -96,7 +96,7 @@ def _matches_descent(controls: Any, result: Comparison) -> Evidence:
         fallen = float(curves.loss[-1] / start)
         parts.append(
             Evidence(
-                apart < 0.15 and fallen < 1e-6,
+                apart < 0.15 and fallen < 1e-2,
                 f"λ = {num(curves.lam)}: at most {apart:.2f} decades apart while the loss falls "
                 f"to {num(fallen, '.0e')} of its start",
             )
@@ -106,12 +106,14 @@ def _matches_descent(controls: Any, result: Comparison) -> Evidence:
 
 FIG_2 = Claim(
     "For every λ the exact solution is what gradient descent with a small step follows: the "
-    "simulated losses lie on the exact curves all the way down.",
+    "simulated losses lie on the exact curves while they fall by orders of magnitude.",
     _matches_descent,
 )
 FIG_2_DIFFERS = (
     "Gradient descent with step 0.01 against the exact flow on one 3→3→3 network and random "
-    "task, λ = −2, 0, 2; the card shows the loss (the trajectory view draws the network function "
+    "task, λ = −2, 0, 2, for t = 15: the unbalanced losses fall by ~30 decades, the balanced "
+    "one (λ = 0, learning its modes in stages) by 2 to 8 depending on the draw; the card shows "
+    "the loss (the trajectory view draws the network function "
     "and both representations of one λ against its simulation)."
 )
 FIG_2_PAPER = (

@@ -1,0 +1,63 @@
+"""Which paper cards' claims hold only in some seeds.
+
+A card computes one draw (its preset's seed) of a random start, data set or task. Its claim is
+the paper's finding only if other draws show it too:
+``tests/integration/test_paper_claims_across_seeds.py`` evaluates every seeded card's claim for
+seeds 0–7. The cards below were found to hold in only some of them (2026-11-28); each card says
+so in plain words beside its claim (:func:`note`), and the test expects exactly these to fail,
+so a card made robust must leave the list.
+"""
+
+from __future__ import annotations
+
+#: the seeds tried for every seeded card
+SEEDS = range(8)
+
+#: card key → in how many of :data:`SEEDS` its claim holds
+SEED_DEPENDENT: dict[str, int] = {
+    "networks--fig-1a-small-scale-balanced-rich": 6,
+    "networks--fig-1a-upstream-aligns-with-the-teacher": 6,
+    "networks--fig-1a-downstream-does-not-align": 7,
+    "networks--fig-6a-upstream-patterns-move": 7,
+    "networks--fig-1-relu-alignment-feature-learning": 7,
+    "networks--fig-1-linear-exact-alignment": 6,
+    "networks--fig-1-relu-kernel-phase": 6,
+    "networks--fig-1-leaky-relu-alignment-feature-learning": 7,
+    "networks--fig-1-sigmoid-alignment-feature-learning": 7,
+    "networks--fig-1-swish-alignment-feature-learning": 7,
+    "networks--fig-2-four-layer-relu-on-the-digits": 7,
+    "networks--fig-6-six-layer-relu-on-the-digits": 6,
+    "networks--fig-7-two-gaussians-logistic-loss": 5,
+    "networks--fig-7-two-gaussians-disalignment": 6,
+    "networks--fig-1a-c-loss-against-kernel-gradient-descent": 4,
+    "networks--fig-1d-e-spectra-before-and-after": 7,
+    "networks--fig-4-kernel-specialization-ten-digits": 7,
+    "networks--fig-6-depth-2-alignment-and-gamma": 7,
+    "networks--fig-6-depth-4-alignment-and-gamma": 7,
+    "networks--fig-6-depth-5-alignment-and-gamma": 1,
+    "lambda-balanced--fig-5-funnel-lambda-minus-10-delayed-rich": 2,
+    "lambda-balanced--fig-5-inverted-funnel-lambda-plus-10-delayed-rich": 5,
+    "lambda-balanced--fig-4-semantic-hierarchy-lambda-0-rich": 4,
+    "lambda-balanced--sigmoidal-singular-values-aligned-lambda-0": 4,
+    "lambda-balanced-sequences--fig-1b-three-relative-scales-one-absolute-scale": 3,
+    "lambda-balanced-sequences--fig-5c-funnel-delayed-rich-phase-across-lambda": 2,
+    "lambda-balanced-sequences--fig-11-continual-learning-forgets-for-every-lambda": 6,
+    "lambda-balanced-sequences--fig-14-fine-tuning-after-re-balancing": 4,
+    "finite-width-map--fig-4-kernel-and-feature-learning-pairs-d-10-to-1000": 4,
+    "lambda-balanced-map--fig-5b-kernel-distance-vs-lambda-after-training": 3,
+    "lambda-balanced-transfer--fig-13-a-new-feature-transfers-the-hierarchy-for-large-lambda": 4,
+    "networks-sweeps--fig-2b-final-alignment-against-sigma": 5,
+}
+
+
+def note(card_key: str, seed: int) -> str | None:
+    """What a card says of its claim across seeds, or None for a card whose claim held in all
+    of them."""
+    held = SEED_DEPENDENT.get(card_key)
+    if held is None:
+        return None
+    return (
+        f"this claim holds in {held} of the seeds 0–{SEEDS[-1]} tried (this card's seed {seed} "
+        "among them): the card shows one draw, not what every draw does. Its check is yet to "
+        "be made robust or its claim narrowed."
+    )
