@@ -42,15 +42,19 @@ def _lazy(controls: Any, run: Run) -> Evidence:
 
 
 def _delayed_rich(controls: Any, run: Run) -> Evidence:
+    """The kernel still at t = 1 (under 5% of the distance it ends at) while the loss has begun
+    to fall, and half of its movement only after t = 5. How much of the task the lazy phase fits
+    depends on the draw (5–88% over seeds 0–7), so the claim does not say "most"."""
     exact = run.exact
     early = value_at(exact.t, exact.kernel_distance, 1.0)
     fitted = 1.0 - value_at(exact.t, exact.loss, 1.0) / exact.loss[0]
     final = float(exact.kernel_distance[-1])
     half = crossing_time(exact.t, exact.kernel_distance, 0.5 * final)
     return Evidence(
-        early < 0.01 and fitted > 0.5 and half > 5.0 and final > 0.3,
-        f"by t = 1 the loss has fallen by {fitted:.0%} while S = {early:.4f} (lazy); S reaches "
-        f"half its final {final:.2f} only at t = {half:.1f} (rich, late)",
+        early < 0.05 * final and fitted > 0.03 and half > 5.0 and final > 0.1,
+        f"by t = 1 S = {early:.4f}, {100 * early / final:.2g}% of its final {final:.2f} (lazy), "
+        f"while the loss has fallen by {fitted:.0%}; S reaches half its final value only at t = "
+        f"{half:.1f} (rich, late)",
     )
 
 
@@ -60,13 +64,13 @@ LAZY_FUNNEL = Claim(
     _lazy,
 )
 DELAYED_FUNNEL = Claim(
-    "A funnel with a large first layer (λ = −10) is delayed rich: a lazy phase fits most of the "
-    "task with a still kernel, then the kernel moves late.",
+    "A funnel with a large first layer (λ = −10) is delayed rich: its kernel stays nearly still "
+    "at first, while the loss begins to fall, and moves only late.",
     _delayed_rich,
 )
 DELAYED_INVERTED = Claim(
     "An inverted funnel is the mirror image: with a large read-out (λ = +10) it is delayed rich, "
-    "a lazy phase first and a late change of the kernel.",
+    "its kernel nearly still at first and moving only late.",
     _delayed_rich,
 )
 LAZY_INVERTED = Claim(

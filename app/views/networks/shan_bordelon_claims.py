@@ -208,10 +208,12 @@ def _fitted(controls: Any, run: Run) -> Evidence:
 
 
 def _deeper(controls: Any, run: Run) -> Evidence:
-    """This depth against every shallower preset depth of the figure (2, and 4 below 5)."""
+    """This depth against the two-layer network. (Against depth 4, depth 5's order changes from
+    draw to draw: over seeds 0–7 its γ is larger in six, its alignment ends higher in seven and
+    starts to rise earlier in four — so the claim does not compare them.)"""
     end, begins, gamma = _rise(run)
     parts = []
-    for depth in [d for d in (2, 4) if d < controls.depth]:
+    for depth in [d for d in (2,) if d < controls.depth]:
         other_end, other_begins, other_gamma = _rise(_at_depth(controls, depth))
         parts.append(
             Evidence(
@@ -233,7 +235,7 @@ FIG_6_SHALLOW = Claim(
 )
 FIG_6_DEEPER = Claim(
     "The deeper network's alignment begins to rise earlier and ends higher, and its fitted "
-    "feature-learning rate γ is larger, than those of the shallower networks.",
+    "feature-learning rate γ is larger, than the two-layer network's.",
     _deeper,
 )
 FIG_6_PAPER = (
@@ -245,6 +247,9 @@ FIG_6_DIFFERS = (
     "Width 50 on 100 of the 8 × 8 digits, 4 against 9 (y = ±1: the fit takes an NTK at most "
     "200 wide, and ten outputs would make it 1 000), "
     "NTK scaling, 1 000 full-batch steps of 0.2, seed 1. γ is fitted to the whole alignment "
-    "curve (the value from the final alignment alone is in the evidence). Over seeds 0–3 γ "
-    "rises from depth 2 to 4 in all and from 4 to 5 in three (level in seed 0)."
+    "curve (the value from the final alignment alone is in the evidence). Over seeds 0–7 depths "
+    "4 and 5 both learn faster than depth 2, but between 4 and 5 the order changes from draw "
+    "to draw: depth 5's γ is larger in six seeds, its alignment ends higher in seven and starts "
+    "to rise earlier in four — the paper's γ rising with every added layer is not resolved at "
+    "this size."
 )
