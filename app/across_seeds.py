@@ -38,7 +38,7 @@ SEED_DEPENDENT: dict[str, int] = {
     "lambda-balanced--fig-4-semantic-hierarchy-lambda-0-rich": 4,
     "lambda-balanced--sigmoidal-singular-values-aligned-lambda-0": 4,
     "lambda-balanced-sequences--fig-1b-three-relative-scales-one-absolute-scale": 3,
-    "lambda-balanced-sequences--fig-5c-funnel-delayed-rich-phase-across-lambda": 2,
+    "lambda-balanced-sequences--fig-5c-funnel-delayed-rich-phase-across-lambda": 7,
     "lambda-balanced-sequences--fig-11-continual-learning-forgets-for-every-lambda": 6,
     "lambda-balanced-sequences--fig-14-fine-tuning-after-re-balancing": 4,
     "finite-width-map--fig-4-kernel-and-feature-learning-pairs-d-10-to-1000": 4,
