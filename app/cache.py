@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import logging
+import math
 import os
 import struct
 import tempfile
@@ -41,6 +42,10 @@ Result = TypeVar("Result")
 RETRY_AFTER_SECONDS = 30.0
 #: the key the health check reads (never written)
 PROBE_KEY = "lazy-rich:probe"
+#: the prefix of the key that says a result is being computed (:meth:`ResultCache.get_or_compute`)
+CLAIM = "claim:"
+#: seconds between looks for a result another process is computing
+CLAIM_POLL_SECONDS = 0.2
 
 
 class DataOnlySerializer(BaseSerializer):
@@ -81,7 +86,8 @@ class DataOnlySerializer(BaseSerializer):
 class SafeFileSystemCache(FileSystemCache):
     """flask-caching's file-system cache, except that a write that fails — a full disk, a
     folder made read-only — removes its temporary file (cachelib leaves it, an empty file
-    per failed write, until the disk is full of them)."""
+    per failed write, until the disk is full of them), and that :meth:`add` is atomic across
+    processes (cachelib's looks for the file, then writes it: two processes can both add)."""
 
     def set(
         self, key: str, value: Any, timeout: int | None = None, mgmt_element: bool = False
@@ -90,18 +96,43 @@ class SafeFileSystemCache(FileSystemCache):
             timeout = 0
         else:
             self._prune()
-        timeout = self._normalize_timeout(timeout)
         filename = self._get_filename(key)
         overwrite = os.path.isfile(filename)
+        if not self._place(filename, value, timeout, os.replace):
+            return False
+        if not overwrite and not mgmt_element:
+            self._update_count(delta=1)
+        return True
+
+    def add(self, key: str, value: Any, timeout: int | None = None) -> bool:
+        """Store ``value`` only if ``key`` holds nothing (or an expired entry): a hard link
+        of the written file, which fails when the name exists."""
+        filename = self._get_filename(key)
+        if os.path.exists(filename) and self.get(key) is None:  # expired: the name is free
+            self.delete(key)
+        self._prune()
+        if not self._place(filename, value, timeout, os.link):
+            return False
+        self._update_count(delta=1)
+        return True
+
+    def _place(
+        self, filename: str, value: Any, timeout: int | None, place: Callable[[str, str], None]
+    ) -> bool:
+        """Write ``value`` to a temporary file and ``place`` it at ``filename``; False when
+        the disk refused or (for ``os.link``) the name was taken."""
         temporary = None
         try:
             handle, temporary = tempfile.mkstemp(suffix=self._fs_transaction_suffix, dir=self._path)
             with os.fdopen(handle, "wb") as stream:
-                stream.write(struct.pack("I", timeout))
+                stream.write(struct.pack("I", self._normalize_timeout(timeout)))
                 self.serializer.dump(value, stream)
-            self._run_safely(os.replace, temporary, filename)
-            temporary = None
+            self._run_safely(place, temporary, filename)
+            if place is os.replace:
+                temporary = None
             self._run_safely(os.chmod, filename, self._mode)
+        except FileExistsError:
+            return False
         except OSError as error:
             log.warning("cache file %s not written (%s)", filename, error.strerror)
             return False
@@ -109,8 +140,6 @@ class SafeFileSystemCache(FileSystemCache):
             if temporary is not None:
                 with contextlib.suppress(OSError):
                     os.unlink(temporary)
-        if not overwrite and not mgmt_element:
-            self._update_count(delta=1)
         return True
 
 
@@ -189,11 +218,11 @@ class ResultCache:
             self._failed("read", key, error)
             return None
 
-    def _write(self, key: str, entry: bytes) -> None:
+    def _write(self, key: str, entry: bytes, timeout: int | None = None) -> None:
         if not self.available:
             return
         try:
-            stored = self.cache.set(key, entry)
+            stored = self.cache.set(key, entry, timeout=timeout)
         except Exception as error:
             self._failed("write", key, error)
             return
@@ -221,20 +250,74 @@ class ResultCache:
         parameters: tuple,
         compute: Callable[[], Result],
         result_type: Any = object,
+        *,
+        timeout: int | None = None,
+        wait_for_others: float = 0.0,
     ) -> Result:
         """The cached result of ``compute()`` for these parameters, computed on a miss.
-        ``result_type`` (the type ``compute`` returns) decides what an entry may contain."""
+        ``result_type`` (the type ``compute`` returns) decides what an entry may contain;
+        ``timeout`` is the entry's lifetime in seconds (the cache's default if None).
+
+        With ``wait_for_others`` > 0 a miss is computed once for all who ask at the same time,
+        across threads, processes and machines sharing the backend: the first claims the
+        entry (an atomic ``add`` of a claim key that expires after ``wait_for_others`` s), the
+        others wait for its result up to that long and compute it themselves only if it does
+        not come (the claimant failed or died)."""
         found = self.get(namespace, parameters, result_type)
         if found is not None:
             self.hits += 1
             return found
-        self.misses += 1
-        result = compute()
         codec = codec_for(result_type)
+        key = self.key(namespace, parameters, codec.schema)
+        claimed = False
+        if wait_for_others > 0:
+            claimed, found = self._claim_or_wait(
+                key, namespace, parameters, result_type, wait_for_others
+            )
+            if found is not None:
+                self.hits += 1
+                return found
+        self.misses += 1
         try:
-            entry = codec.encode((parameters, result))
-        except CodecError as error:
-            log.warning("result of %s not cached: %s", namespace, error)
-        else:
-            self._write(self.key(namespace, parameters, codec.schema), entry)
+            result = compute()
+            try:
+                entry = codec.encode((parameters, result))
+            except CodecError as error:
+                log.warning("result of %s not cached: %s", namespace, error)
+            else:
+                self._write(key, entry, timeout)
+        finally:
+            if claimed:
+                self._release(key)
         return result
+
+    def _claim(self, key: str, seconds: float) -> bool:
+        """Whether this caller now holds the claim on computing ``key`` (True also when the
+        backend cannot tell: then everyone computes, as without a claim)."""
+        if not self.available:
+            return True
+        try:
+            return bool(self.cache.add(CLAIM + key, 1, timeout=max(1, math.ceil(seconds))))
+        except Exception as error:
+            self._failed("claim", key, error)
+            return True
+
+    def _release(self, key: str) -> None:
+        with contextlib.suppress(Exception):
+            self.cache.delete(CLAIM + key)
+
+    def _claim_or_wait(
+        self, key: str, namespace: str, parameters: tuple, result_type: Any, seconds: float
+    ) -> tuple[bool, Any]:
+        """(True, None) once this caller holds the claim: it computes. Else (False, the result
+        another claimant stored), or (False, None) when none came within ``seconds``. A claim
+        released without a result (its computation failed) is taken by one of the waiters."""
+        deadline = time.monotonic() + seconds
+        while not self._claim(key, seconds):
+            if time.monotonic() >= deadline:
+                return False, None
+            time.sleep(CLAIM_POLL_SECONDS)
+            found = self.get(namespace, parameters, result_type)
+            if found is not None:
+                return False, found
+        return True, None

@@ -260,10 +260,26 @@ def _draw(card: Card, cache: ResultCache) -> CardContent:
     return CardContent(to_json_plotly(compact(figure)), height, evidence.holds, evidence.found)
 
 
+#: seconds a drawn card is kept: a card is fixed for a version of the code (its key), so it
+#: is kept as long as the cache allows (the longest ``CACHE_DEFAULT_TIMEOUT``), not an hour
+#: after which a visitor's request would compute it again
+CARD_LIFETIME = 30 * 86400
+#: seconds a request waits for a card another request (or the warm-up) is computing before it
+#: computes the card itself: a class opening the page at once computes each card once (below
+#: nginx's 60-s wait for an answer, docs/deploy/nginx.conf, with a card's computation after it)
+CARD_WAIT = 40.0
+
+
 def card_content(card: Card, cache: ResultCache) -> CardContent:
-    """The card's drawn figure and evidence, from the cache or computed (and cached) now."""
+    """The card's drawn figure and evidence, from the cache or computed (and cached) now —
+    once, however many requests ask for it at the same time."""
     return cache.get_or_compute(
-        NAMESPACE, (card.key, code_version()), lambda: _draw(card, cache), CardContent
+        NAMESPACE,
+        (card.key, code_version()),
+        lambda: _draw(card, cache),
+        CardContent,
+        timeout=CARD_LIFETIME,
+        wait_for_others=CARD_WAIT,
     )
 
 
