@@ -280,16 +280,29 @@ class ResultCache:
         self.misses += 1
         try:
             result = compute()
-            try:
-                entry = codec.encode((parameters, result))
-            except CodecError as error:
-                log.warning("result of %s not cached: %s", namespace, error)
-            else:
-                self._write(key, entry, timeout)
+            self.put(namespace, parameters, result, result_type, timeout)
         finally:
             if claimed:
                 self._release(key)
         return result
+
+    def put(
+        self,
+        namespace: str,
+        parameters: tuple,
+        result: Any,
+        result_type: Any = object,
+        timeout: int | None = None,
+    ) -> None:
+        """Keep ``result`` for these parameters (nothing happens if it cannot be encoded or
+        the backend fails: both are logged)."""
+        codec = codec_for(result_type)
+        try:
+            entry = codec.encode((parameters, result))
+        except CodecError as error:
+            log.warning("result of %s not cached: %s", namespace, error)
+            return
+        self._write(self.key(namespace, parameters, codec.schema), entry, timeout)
 
     def _claim(self, key: str, seconds: float) -> bool:
         """Whether this caller now holds the claim on computing ``key`` (True also when the

@@ -16,6 +16,10 @@ Both run :func:`execute`: claim the record, compute through the view's one ``res
 (which fills the result cache) while a heartbeat thread writes progress and checks that a page
 still follows, and end the record as done, failed or cancelled. A job claims its record with
 a compare-and-set, so a job delivered twice runs once.
+
+A job whose view's result is made of parts (the network map) shares them with *helpers*
+(app/shared_parts.py): Celery help tasks, or processes the other web processes' dispatchers
+fork into their free slots when a job calls for help in the store (``help:{setting}``).
 """
 
 from __future__ import annotations
@@ -50,13 +54,16 @@ from .core.jobs import (
     JobRecord,
     Jobs,
     cancelled_key,
+    holder,
     limit_text,
     record_key,
     watchers_key,
 )
+from .core.parts import SHARING
 from .core.updates import failure_text
 from .fair import RateLimitedLog, process_alive
 from .job_store import FolderJobStore, JobStore, RedisJobStore, StoreError
+from .shared_parts import HELP, HELPERS_AT_MOST, AskForHelp, help_key, help_with, sharing
 
 __all__ = ["CeleryRunner", "LocalRunner", "celery_app", "execute", "jobs_for"]
 
@@ -77,6 +84,8 @@ JOB_NICE = 10
 WATCH_SECONDS = 2.0
 UNWATCHED_GRACE = 10.0
 TASK_NAME = "lazy_rich.job"
+#: a call to share a running job's parts (app/shared_parts.py)
+HELP_TASK_NAME = "lazy_rich.help"
 
 
 class Stopped(Exception):
@@ -85,10 +94,6 @@ class Stopped(Exception):
 
 class TimeLimit(Exception):
     """The job ran past its hard limit."""
-
-
-def holder() -> str:
-    return f"{socket.gethostname()}:{os.getpid()}"
 
 
 def _holder_gone(record: JobRecord) -> bool:
@@ -248,10 +253,12 @@ def run_claimed(
     views: dict,
     on_stop: Callable[[], None] = lambda: None,
     server_alive: Callable[[], bool] = lambda: True,
+    ask_for_help: AskForHelp | None = None,
 ) -> str:
     """Compute a claimed job's result into the cache; the state it ended in. ``on_stop``: what
     to do once the job should stop (a local job's process ends at once); ``server_alive``:
-    whether the server that started it still runs."""
+    whether the server that started it still runs; ``ask_for_help``: how a job made of parts
+    calls the other workers to share them (app/shared_parts.py)."""
     heart = Heartbeat(store, record, on_stop, server_alive)
     view = views.get(record.view)
     if view is None:
@@ -262,6 +269,7 @@ def run_claimed(
         return "cancelled"
     controls, _ = view.spec.parse_controls(record.values)
     heart.start()
+    shared = SHARING.set(sharing(store, cache, record, ask_for_help))
     try:
         computed = view.results(cache, controls, report=heart.report)
     except Stopped:
@@ -278,6 +286,8 @@ def run_claimed(
         log.exception("job %s of %s failed", record.attempt, record.view)
         heart.finish("failed", failure_text(error))
         return "failed"
+    finally:
+        SHARING.reset(shared)
     if cache.get(view.key, *view._cache_key(controls)) is None:
         heart.finish("failed", NOT_KEPT)
         return "failed"
@@ -286,7 +296,13 @@ def run_claimed(
     return "done"
 
 
-def execute(job: Any, store: JobStore, cache: ResultCache, views: dict) -> str:
+def execute(
+    job: Any,
+    store: JobStore,
+    cache: ResultCache,
+    views: dict,
+    ask_for_help: AskForHelp | None = None,
+) -> str:
     """One job as a Celery worker receives it (JSON): claim it, run it within its limit of
     computing time; the state it ended in."""
     try:
@@ -297,7 +313,22 @@ def execute(job: Any, store: JobStore, cache: ResultCache, views: dict) -> str:
     if record is None:
         return "skipped"
     with cpu_limit(record.limit, kill=False):  # (the pool's process runs other jobs after)
-        return run_claimed(record, store, cache, views)
+        return run_claimed(record, store, cache, views, ask_for_help=ask_for_help)
+
+
+def help_execute(job: Any, store: JobStore, cache: ResultCache, views: dict) -> str:
+    """A call for help as a Celery worker receives it: parts of a running job computed here
+    (app/shared_parts.py), within the job's limit of computing time."""
+    record = JobRecord.parse(job)
+    if record is None:
+        log.warning("refused a malformed call for help: %r", str(job)[:200])
+        return "skipped"
+    try:
+        with cpu_limit(record.limit, kill=False):
+            computed = help_with(job, store, cache, views)
+    except TimeLimit:
+        return "stopped"
+    return f"{computed} parts"
 
 
 def wall_limit(limit: float) -> float:
@@ -352,6 +383,8 @@ class LocalRunner:
         self._lock = threading.Lock()
         #: child pid → (record, hard deadline time.monotonic())
         self._children: dict[int, tuple[JobRecord, float]] = {}
+        #: helper pid → (the attempt it helps with, hard deadline): app/shared_parts.py
+        self._helpers: dict[int, tuple[str, float]] = {}
 
     def enqueue(self, record: JobRecord) -> None:
         self.wake()
@@ -362,7 +395,7 @@ class LocalRunner:
         with self._lock:
             if self._pid != os.getpid():
                 self._pid = os.getpid()
-                self._children = {}
+                self._children, self._helpers = {}, {}
                 # the server's life is the gunicorn master's (a worker is replaced now and
                 # then; its jobs carry on), else this process's
                 self._server = os.getppid() if "gunicorn" in sys.modules else os.getpid()
@@ -383,35 +416,68 @@ class LocalRunner:
             except Exception:  # the dispatcher must outlive any one job
                 log.exception("job dispatcher")
 
+    def _busy(self) -> int:
+        return len(self._children) + len(self._helpers)
+
     def _start_queued(self) -> None:
-        while len(self._children) < self.slots:
+        """Start queued jobs while slots are free; then, with slots still free, help with
+        the parts of jobs that ask for it."""
+        while self._busy() < self.slots:
             queued = []
             for key in self.store.keys("job:"):
                 record = JobRecord.parse(self.store.get(key))
                 if record is not None and record.state == "queued":
                     queued.append(record)
             if not queued:
-                return
+                break
             busy = {r.client for r, _ in self._children.values()}
             # first come, first served, but a client with a job running waits for the others
             queued.sort(key=lambda r: (r.client in busy, r.created))
             record = claim(self.store, queued[0].to_data(), wait=0)
             if record is not None:
                 self._fork(record)
+        while self._busy() < self.slots and self._start_a_helper():
+            pass
 
-    def _fork(self, record: JobRecord) -> None:
+    def _start_a_helper(self) -> bool:
+        """Fork a helper for a running job that asks for one (and that this process does
+        not help yet): whether one started."""
+        helped = {attempt for attempt, _ in self._helpers.values()}
+        for key in self.store.keys(HELP):
+            call = self.store.get(key) or {}
+            record = JobRecord.parse(call.get("job"))
+            if record is None or record.attempt in helped:
+                continue
+            current = JobRecord.parse(self.store.get(record_key(record.setting)))
+            if current is None or current.attempt != record.attempt or current.state != "running":
+                continue
+            self._fork(record, helper=True)
+            return True
+        return False
+
+    def _ask_for_help(self, record: JobRecord, parts_left: int) -> None:
+        """A job's process calls the dispatchers of every web process to share its parts."""
+        self.store.put(
+            help_key(record.setting), {"job": record.to_data()}, wall_limit(record.limit)
+        )
+
+    def _fork(self, record: JobRecord, helper: bool = False) -> None:
         pid = os.fork()
         if pid == 0:  # the job's process: it never returns into the web server
             code = 1
             try:
-                code = self._child(record)
+                code = self._child(record, helper)
             except BaseException:
                 log.exception("job %s: its process failed", record.attempt)
             finally:
                 os._exit(code)
-        self._children[pid] = (record, time.monotonic() + wall_limit(record.limit))
+        deadline = time.monotonic() + wall_limit(record.limit)
+        if helper:
+            self._helpers[pid] = (record.attempt, deadline)
+        else:
+            self._children[pid] = (record, deadline)
 
-    def _child(self, record: JobRecord) -> int:
+    def _child(self, record: JobRecord, helper: bool = False) -> int:
         for number in (
             signal.SIGTERM,
             signal.SIGINT,
@@ -428,6 +494,9 @@ class LocalRunner:
             os.nice(JOB_NICE)
         server = self._server
         with cpu_limit(record.limit, kill=True):
+            if helper:
+                help_with(record.to_data(), self.store, self.cache, self.views)
+                return 0
             run_claimed(
                 record,
                 self.store,
@@ -435,10 +504,22 @@ class LocalRunner:
                 self.views,
                 on_stop=_leave_now,
                 server_alive=lambda: process_alive(server),
+                ask_for_help=self._ask_for_help,
             )
         return 0
 
     def _reap(self) -> None:
+        for pid, (attempt, deadline) in list(self._helpers.items()):
+            try:
+                done, _ = os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:
+                done = pid
+            if done:
+                del self._helpers[pid]
+            elif time.monotonic() > deadline:
+                log.warning("helper of job %s past its wall-clock bound: killed", attempt)
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
         for pid, (record, deadline) in list(self._children.items()):
             try:
                 done, status = os.waitpid(pid, os.WNOHANG)
@@ -530,9 +611,23 @@ def celery_app(
         worker_hijack_root_logger=False,
     )
 
+    def ask_for_help(record: JobRecord, parts_left: int) -> None:
+        wall = wall_limit(record.limit)
+        for _ in range(min(parts_left - 1, HELPERS_AT_MOST)):
+            celery.send_task(
+                HELP_TASK_NAME,
+                args=[record.to_data()],
+                soft_time_limit=wall,
+                time_limit=wall + HARD_GRACE,
+            )
+
     @celery.task(name=TASK_NAME)
     def run_job(job: Any) -> str:
-        return execute(job, store, cache, views)
+        return execute(job, store, cache, views, ask_for_help)
+
+    @celery.task(name=HELP_TASK_NAME)
+    def help_job(job: Any) -> str:
+        return help_execute(job, store, cache, views)
 
     return celery
 

@@ -14,8 +14,6 @@ cannot be computed says so; the others still render.
 
 from __future__ import annotations
 
-import functools
-import hashlib
 import json
 import logging
 import os
@@ -24,7 +22,6 @@ import subprocess
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from dash import Dash, dcc, html
@@ -38,6 +35,7 @@ from .core.page import Page
 from .core.panel import Figure, Panel
 from .core.presets import Paper, Preset
 from .core.view import View
+from .fingerprint import code_version
 from .ui import components
 from .ui.figures import CURSOR, compact
 from .ui.notation import typeset, typeset_figure
@@ -149,19 +147,6 @@ def _groups() -> list[tuple[Paper, tuple[View, ...], list[Card]]]:
 GROUPS = _groups()
 CARDS: tuple[Card, ...] = tuple(card for _, _, cards in GROUPS for card in cards)
 BY_KEY = {card.key: card for card in CARDS}
-
-
-@functools.cache
-def code_version() -> str:
-    """A fingerprint of the code that draws the cards (the app and the engine): a new version
-    of either draws every card afresh, and the browser asks for the new figures."""
-    digest = hashlib.blake2b(digest_size=8)
-    root = Path(__file__).resolve().parent.parent
-    for folder in ("app", "solvers"):
-        for path in sorted((root / folder).rglob("*.py")):
-            digest.update(path.relative_to(root).as_posix().encode())
-            digest.update(path.read_bytes())
-    return digest.hexdigest()
 
 
 # -- a card's content ------------------------------------------------------------------------

@@ -32,8 +32,10 @@ from __future__ import annotations
 
 import logging
 import math
+import os
 import re
 import secrets
+import socket
 import time
 import uuid
 from collections.abc import Callable, Sequence
@@ -309,6 +311,11 @@ class Runner(Protocol):
     def enqueue(self, record: JobRecord) -> None: ...
 
     def wake(self) -> None: ...
+
+
+def holder() -> str:
+    """This process, as a record names the process that holds it: ``host:pid``."""
+    return f"{socket.gethostname()}:{os.getpid()}"
 
 
 def record_key(setting: str) -> str:

@@ -41,6 +41,7 @@ from .frames import Frames, place
 from .jobs import JOB_STATUS, MALFORMED, NOT_KEPT, JobOutcome, Jobs, Refusal, well_formed
 from .layout import view_page
 from .panel import Figure, Panel
+from .parts import Parts
 from .presets import Preset
 from .state import PageState, StateSpec, truth
 from .updates import Answer, Reply, Request, failure_text, figure_updates
@@ -172,6 +173,9 @@ class View(Generic[Controls, Result]):
     #: about how many seconds such a job takes on this machine: its hard time limit is set
     #: from it (app/core/jobs.py, JobLimits.limit)
     job_seconds: Callable[[Controls], float] | None = None
+    #: a job's result made of independent parts, which the job workers share
+    #: (app/core/parts.py; ``compute_job`` is then ``parts.compute``)
+    parts: Parts | None = None
     spec: StateSpec[Controls] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:

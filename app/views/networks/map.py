@@ -22,6 +22,7 @@ from solvers import networks as nw
 
 from ...core.clicks import ClickPoint, Link, nearest_index
 from ...core.downloads import Tables
+from ...core.parts import Parts
 from ...core.presets import Preset
 from ...core.state import choice, integer, number, switch
 from ...core.view import View
@@ -459,50 +460,83 @@ def _rows_per_call(controls: Controls, steps: int) -> int:
     return int(max(1, min(controls.resolution, by_work, by_memory)))
 
 
-def compute_job(controls: Controls, report: Report) -> Map:
-    """The map, telling ``report`` how far it has got (a few calls of the engine per seed,
-    each one batch of rows, each telling its progress step by step)."""
+#: a heavy map is cut into at least this many parts (seeds × blocks of rows), so that the job
+#: workers can share it (app/core/parts.py); a light one trains each seed in as few calls as
+#: the engine allows. (Smaller blocks batch fewer networks per step: the default map in 4
+#: parts trains as fast as in one, in 8 about 30% slower, benchmarks/shared_map.py.)
+PARTS_AT_LEAST = 4
+
+
+def blocks(controls: Controls) -> list[tuple[int, slice]]:
+    """The map's parts, (seed, rows of the grid), for controls within the budget."""
+    size, drawn = controls.resolution, seeds(controls)
+    per_seed = math.ceil(PARTS_AT_LEAST / len(drawn)) if heavy(controls) else 1
+    rows = min(_rows_per_call(controls, controls.steps), math.ceil(size / per_seed))
+    return [
+        (seed, slice(start, min(start + rows, size)))
+        for seed in drawn
+        for start in range(0, size, max(rows, 1))
+    ]
+
+
+@dataclass(frozen=True)
+class Block:
+    """One part of the map: one seed's networks in a block of rows, trained; each measure
+    (R, rows, D) with the recorded steps first (:data:`RECORDS`)."""
+
+    loss: np.ndarray
+    test_loss: np.ndarray | None
+    kernel_distance: np.ndarray
+    activation_distance: np.ndarray
+    parameter_distance: np.ndarray
+    diverged: np.ndarray  #: (rows, D) the step at which a network diverged, or −1
+
+
+def _count(controls: Controls) -> int:
+    return len(blocks(within_budget(controls)))
+
+
+def _train_block(controls: Controls, index: int, report: Report) -> Block:
+    """Part ``index`` of the map: its seed's networks in its rows, trained (only the measures
+    are kept, not the run: its trained weights would pile up)."""
     controls = within_budget(controls)
-    steps, size, drawn = controls.steps, controls.resolution, seeds(controls)
-    block, record = _rows_per_call(controls, steps), recorded_steps(steps)
-    parts = []
-    for order, seed in enumerate(drawn):
-        for start in range(0, size, block):
-            rows = slice(start, min(start + block, size))
-            done = (order * size + start) / (size * len(drawn))
-            share = (rows.stop - start) / (size * len(drawn))
-
-            def heard(k: int, done=done, share=share) -> None:
-                fraction = done + share * k / max(steps, 1)
-                report(
-                    0.99 * fraction,
-                    f"training: {fraction:.0%} of {size * size * len(drawn):,} networks' steps",
-                )
-
-            run = scenario(controls, rows, seed).train(record=record, progress=heard)
-            parts.append(_records(run))  # not the run: its trained weights would pile up
-    report(1.0, "done")
-    return _averaged(controls, record, parts)
+    seed, rows = blocks(controls)[index]
+    steps = controls.steps
+    run = scenario(controls, rows, seed).train(
+        record=recorded_steps(steps), progress=lambda k: report(k / max(steps, 1), "")
+    )
+    found = {name: getattr(run, name) for name in RECORDS}
+    moved = {name: None if v is None else np.moveaxis(v, -1, 0) for name, v in found.items()}
+    return Block(**moved, diverged=np.asarray(run.diverged_at))
 
 
-def _averaged(controls: Controls, record: np.ndarray, parts: list[dict]) -> Map:
-    """The map from each seed's blocks of rows (in order): means and spreads over the seeds."""
-    names = parts[0].keys()
-    joined = {name: np.concatenate([part[name] for part in parts], axis=-2) for name in names}
+def _progress_text(controls: Controls, fraction: float) -> str:
+    controls = within_budget(controls)
+    networks = controls.resolution**2 * controls.seeds
+    return f"training: {fraction:.0%} of {networks:,} networks' steps"
+
+
+def _averaged(controls: Controls, parts: list[Block]) -> Map:
+    """The map from its parts (each seed's blocks of rows, in order): means and spreads over
+    the seeds."""
+    controls = within_budget(controls)
     count = len(seeds(controls))
-    by_seed = {  # (seeds, R, S, D); "diverged" (seeds, S, D)
-        name: np.stack(np.split(values, count, axis=-2)) for name, values in joined.items()
-    }
-    diverged = by_seed.pop("diverged")
+
+    def by_seed(name: str) -> np.ndarray | None:  # (seeds, R, S, D); "diverged" (seeds, S, D)
+        values = [getattr(part, name) for part in parts]
+        if values[0] is None:
+            return None
+        return np.stack(np.split(np.concatenate(values, axis=-2), count, axis=-2))
+
+    diverged = by_seed("diverged")
     first = np.where(diverged >= 0, diverged, np.iinfo(np.int64).max).min(axis=0)
-    mean = {"test_loss": None} | {name: v.mean(axis=0) for name, v in by_seed.items()}
-    spread = {"test_loss": None} | {name: v.std(axis=0) for name, v in by_seed.items()}
+    measured = {name: by_seed(name) for name in RECORDS}
     return Map(
         *grid(controls),
-        recorded=record,
+        recorded=recorded_steps(controls.steps),
         seeds=count,
-        mean=Measures(**mean),
-        spread=Measures(**spread),
+        mean=Measures(**{n: None if v is None else v.mean(axis=0) for n, v in measured.items()}),
+        spread=Measures(**{n: None if v is None else v.std(axis=0) for n, v in measured.items()}),
         diverged=np.where(diverged.max(axis=0) >= 0, first, -1),
     )
 
@@ -511,15 +545,14 @@ def _averaged(controls: Controls, record: np.ndarray, parts: list[dict]) -> Map:
 #: measures with one value per recorded step
 RECORDS = tuple(field.name for field in dataclasses.fields(Measures))
 
+#: the map as parts the job workers share
+PARTS = Parts(_count, _train_block, _averaged, Block, _progress_text)
 
-def _records(run: nw.Training) -> dict[str, np.ndarray]:
-    """The run's measures with the recorded steps first: (R, rows, D); its divergences."""
-    found = {
-        name: np.moveaxis(getattr(run, name), -1, 0)
-        for name in RECORDS
-        if getattr(run, name) is not None
-    }
-    return found | {"diverged": np.asarray(run.diverged_at)}
+
+def compute_job(controls: Controls, report: Report) -> Map:
+    """The map, telling ``report`` how far it has got (each part one call of the engine,
+    telling its progress step by step; the parts shared by the job workers in a job)."""
+    return PARTS.compute(controls, report)
 
 
 def _quiet(fraction: float, text: str) -> None:
@@ -721,4 +754,5 @@ VIEW = View(
     heavy=heavy,
     compute_job=compute_job,
     job_seconds=seconds,
+    parts=PARTS,
 )

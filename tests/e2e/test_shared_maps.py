@@ -1,0 +1,92 @@
+"""A heavy map shared by Celery workers (app/shared_parts.py), against a real ``redis-server``
+and the Procfile's real Celery worker: with two worker processes the job's parts are computed
+by both, the map is the one a single process computes, and it is ready in at most 0.6 of the
+time one worker process takes. (The same with the web processes' own dispatchers:
+tests/integration/test_shared_parts.py; the figures: benchmarks/shared_map.py.)"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+import pytest
+import redis
+
+from app import create_app
+from app.config import Settings
+from app.core.jobs import Follow
+from app.shared_parts import PART
+from app.views.networks import MAP
+from app.views.networks import map as network_map
+from tests import servers
+
+pytestmark = pytest.mark.e2e
+
+#: four parts of about four seconds each on this machine
+SHARED = {"d": 20, "n": 200, "resolution": 12, "steps": 3000}
+GATE = {"seq": 1, "frame": 0, "drawn": None}
+PAGE = {"embed": False, "messages": []}
+
+
+@contextmanager
+def deployment(folder: Path, concurrency: int) -> Iterator[dict]:
+    """Redis, the Procfile's Celery worker with ``concurrency`` processes, and an app (in this
+    process) that submits jobs to it."""
+    with servers.redis_server() as (redis_url, _):
+        env = {
+            "CACHE_REDIS_URL": redis_url,
+            "BACKGROUND_BROKER_URL": servers.with_database(redis_url, 1),
+        }
+        app = create_app(Settings.from_env(env))
+        log = folder / f"celery-{concurrency}.log"
+        with servers.celery_worker(env, log, concurrency):
+            yield {"app": app, "broker": env["BACKGROUND_BROKER_URL"], "log": log}
+
+
+def run_map(deployed: dict, values: dict) -> tuple[float, Follow]:
+    """Ask for the map as a page does and wait for its job: (seconds to done, its ticket)."""
+    server = deployed["app"].server
+    cache, service = server.config["RESULT_CACHE"], server.config["JOBS"]
+    controls = MAP.spec.with_overrides(values)
+    begun = time.monotonic()
+    with server.test_request_context():
+        answer = MAP.update(
+            cache, GATE, MAP.spec.to_controls(controls), PAGE, jobs=service, client="a" * 16
+        )
+    follow = Follow.parse(answer.job)
+    assert follow is not None, answer
+    while (status := service.status(follow)).state not in ("done", "failed"):
+        assert time.monotonic() - begun < 300, "the map did not end"
+        time.sleep(0.1)
+    assert status.state == "done", status.message
+    return time.monotonic() - begun, follow
+
+
+def holders(broker: str, setting: str) -> set[str]:
+    """The processes that computed the setting's parts (their records in the job store)."""
+    server = redis.Redis.from_url(broker)
+    found = set()
+    for key in server.scan_iter(f"*{PART}{setting}:*"):
+        found.add(json.loads(server.get(key))["holder"])
+    return found
+
+
+@pytest.mark.alone
+def test_two_worker_processes_share_a_map_in_at_most_six_tenths_of_the_time(tmp_path):
+    with deployment(tmp_path, concurrency=1) as one:
+        alone, follow = run_map(one, SHARED)
+        assert len(holders(one["broker"], follow.setting)) == 1
+    with deployment(tmp_path, concurrency=2) as two:
+        shared, follow = run_map(two, SHARED)
+        assert len(holders(two["broker"], follow.setting)) == 2
+        server = two["app"].server
+        drawn = MAP.results(server.config["RESULT_CACHE"], MAP.spec.with_overrides(SHARED))
+    controls = MAP.spec.physics_only(MAP.spec.with_overrides(SHARED))
+    by_one = network_map.compute_job(controls, lambda *_: None)
+    for name in network_map.RECORDS:
+        np.testing.assert_array_equal(getattr(drawn.result.mean, name), getattr(by_one.mean, name))
+    assert shared <= 0.6 * alone, f"two workers {shared:.1f} s, one {alone:.1f} s"
