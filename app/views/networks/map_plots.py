@@ -50,6 +50,13 @@ def _spread(shown: Snapshot, index: int, form: str = ".2g") -> str:
     return f" ± %{{customdata[{index}]:{form}}} (sd of {shown.seeds} seeds)"
 
 
+def _hover_data(shown: Snapshot, *values: np.ndarray, spread: np.ndarray) -> np.ndarray | None:
+    """The hover's ``customdata``: ``values`` per cell, then the seeds' spread (left out for
+    one seed: zeros the hover does not show need not travel)."""
+    columns = [*values, spread] if shown.seeds > 1 else list(values)
+    return np.stack(columns, axis=-1) if columns else None
+
+
 def _map(controls: Controls, shown: Snapshot, z: np.ndarray, colorbar: str, **options) -> Figure:
     return fig.portrait(
         z,
@@ -75,7 +82,7 @@ def draw_kernel(controls: Controls, result: Map) -> Figure:
         "S(0, t)",
         zmin=0.0,
         zmax=max(float(np.max(distance)), 1e-6),
-        customdata=shown.spread.kernel_distance[..., None],
+        customdata=_hover_data(shown, spread=shown.spread.kernel_distance),
         hover=f"{_where(shown)}<br>S = %{{z:.3g}}{_spread(shown, 0)}",
     )
 
@@ -97,7 +104,7 @@ def _log_map(
         f"log₁₀ {label}",
         colorscale=colorscale,
         zmax=top if math.isfinite(top) else None,
-        customdata=np.stack([values, spread], axis=-1),
+        customdata=_hover_data(shown, values, spread=spread),
         hover=f"{_where(shown)}<br>{label} = %{{customdata[0]:.3g}}{_spread(shown, 1)}",
     )
 
@@ -127,7 +134,7 @@ def draw_activation(controls: Controls, result: Map) -> Figure:
             f"<br>Kunin et al.'s Hamming distance: %{{customdata[0]:.3g}} of {controls.width} "
             "units per input"
         ),
-        customdata=np.stack([hamming, shown.spread.activation_distance], axis=-1),
+        customdata=_hover_data(shown, hamming, spread=shown.spread.activation_distance),
     )
 
 

@@ -135,9 +135,13 @@ def test_a_map_of_several_seeds_is_the_mean_of_their_networks_with_their_spread(
     assert facts["the map"].endswith("the mean of 3 seeds (4–6)")
     table = VIEW.tables(chosen, computed)[f"map after {chosen.steps} steps"]
     np.testing.assert_allclose(table["test_loss_sd"], result.spread.test_loss.ravel())
-    # one seed: no spread anywhere
-    single_seed = drawn(VIEW, **SMALL)[2]["test_loss"]["data"][0]
+    # one seed: no spread anywhere, not even as zeros the page would receive
+    one = drawn(VIEW, **SMALL)[2]
+    single_seed = one["test_loss"]["data"][0]
     assert "seeds" not in single_seed["hovertemplate"]
+    assert np.asarray(single_seed["customdata"]).shape[-1] == 1  # the value, no spread
+    assert "customdata" not in one["kernel"]["data"][0]
+    assert np.asarray(one["activation"]["data"][0]["customdata"]).shape[-1] == 1
 
 
 def test_a_cell_that_diverges_in_one_seed_is_reported():
