@@ -8,9 +8,10 @@ Every value comes from the environment, with defaults for a small instance:
 * ``WORKER_TIMEOUT`` (30 s): a silent worker is killed and replaced after this long;
 * ``LOG_LEVEL`` (info), ``FORWARDED_ALLOW_IPS`` (127.0.0.1): logging, trusted proxies.
 
-The app is loaded once in the master and forked (``preload_app``): workers start in
-milliseconds and share the loaded code. Debug mode is never on here; the app's callbacks cap
-every request at well under a second of work, and ``WORKER_TIMEOUT`` backs that up.
+The app is loaded once in the master and forked (``preload_app``): workers start in milliseconds
+and share the loaded code; each starts its job dispatcher (``post_worker_init``). Debug mode is
+never on here; the app's callbacks cap every request at well under a second of work, and
+``WORKER_TIMEOUT`` backs that up.
 """
 
 import os
@@ -49,3 +50,13 @@ limit_request_line = 8190
 limit_request_fields = 100
 # behind a platform's proxy, trust its X-Forwarded-* headers
 forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
+
+
+def post_worker_init(worker):
+    """Each worker's job dispatcher starts with the worker (app/job_runner.py, LocalRunner),
+    not with the first job request it happens to serve: an idle worker then takes queued jobs
+    and helps with the parts of a running map (app/shared_parts.py) from the start."""
+    config = getattr(worker.wsgi, "config", None) or {}
+    runner = getattr(config.get("JOBS"), "runner", None)
+    if runner is not None:
+        runner.wake()

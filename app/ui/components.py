@@ -212,6 +212,19 @@ def explanation(markdown: str) -> Prose:
     return Prose(to_html(markdown), className="explanation")
 
 
+#: a plot before its first figure (a map's first background job): an empty card, not plotly's
+#: default white axes, which stood out in the dark theme
+PLACEHOLDER = {
+    "data": [],
+    "layout": {
+        "paper_bgcolor": "rgba(0,0,0,0)",
+        "plot_bgcolor": "rgba(0,0,0,0)",
+        "xaxis": {"visible": False},
+        "yaxis": {"visible": False},
+    },
+}
+
+
 def graph_card(
     view: str,
     key: str,
@@ -235,7 +248,7 @@ def graph_card(
         id=ident,
         config=GRAPH_CONFIG,
         style=style,
-        figure={"data": [], "layout": {"height": height}},
+        figure=PLACEHOLDER | {"layout": PLACEHOLDER["layout"] | {"height": height}},
     )
     children = [
         html.H3(typeset_children(title), id=f"{ident}-title", className="graph-title"),

@@ -23,6 +23,7 @@ from app.shared_parts import PART
 from app.views.networks import MAP
 from app.views.networks import map as network_map
 from tests import servers
+from tests.job_pages import HEAVY, drawn, follow, open_map
 
 pytestmark = pytest.mark.e2e
 
@@ -90,3 +91,14 @@ def test_two_worker_processes_share_a_map_in_at_most_six_tenths_of_the_time(tmp_
     for name in network_map.RECORDS:
         np.testing.assert_array_equal(getattr(drawn.result.mean, name), getattr(by_one.mean, name))
     assert shared <= 0.6 * alone, f"two workers {shared:.1f} s, one {alone:.1f} s"
+
+
+def test_gunicorn_s_web_processes_share_a_map_in_the_browser(page, tmp_path):
+    """Without Celery: the Procfile's gunicorn with two workers, each with its job dispatcher
+    from its start; the page's bar says that two workers share the map, which is drawn."""
+    with servers.gunicorn({"JOBS_DIR": str(tmp_path / "jobs")}, workers=2) as (url, _):
+        open_map(page, url, HEAVY | {"steps": 6000})
+        seen = follow(page, drawn(page, HEAVY["resolution"]))
+    assert any("2 workers sharing it" in state["text"] for state in seen), [
+        state["text"] for state in seen
+    ]

@@ -249,8 +249,8 @@ INTRO = (
     r"(conserved by gradient flow), trained with $\mathrm{lr} = c/\tau^2$. Large $\tau$ is lazy "
     r"(the kernel stays put), small $\tau$ rich — and rapidly rich when upstream ($\delta > 0$), "
     r"where the paper finds the lowest test loss (averaged over 16 seeds: with one seed and few "
-    r"points it changes from seed to seed). The grid trains as one batch per seed. Click a cell "
-    r"to open that network."
+    r"points it changes from seed to seed). The grid trains as one batch per seed (a heavy map "
+    r"in parts that the server's free workers share). Click a cell to open that network."
 )
 
 
