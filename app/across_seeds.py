@@ -15,10 +15,6 @@ SEEDS = range(8)
 
 #: card key → in how many of :data:`SEEDS` its claim holds
 SEED_DEPENDENT: dict[str, int] = {
-    "networks--fig-1a-small-scale-balanced-rich": 6,
-    "networks--fig-1a-upstream-aligns-with-the-teacher": 6,
-    "networks--fig-1a-downstream-does-not-align": 7,
-    "networks--fig-6a-upstream-patterns-move": 7,
     "networks--fig-1-relu-alignment-feature-learning": 7,
     "networks--fig-1-linear-exact-alignment": 6,
     "networks--fig-1-relu-kernel-phase": 6,

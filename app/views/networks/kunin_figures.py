@@ -84,8 +84,8 @@ PRESETS = (
     Preset(
         "fig-1a-small-scale-balanced-rich",
         "Fig. 1a — small scale, balanced: rich",
-        "τ = 0.1, δ = 0: the neurons grow from almost nothing and turn towards the teacher "
-        f"(dotted). {FIG_1A_CAPTION}.",
+        "τ = 0.1, δ = 0: the neurons grow from almost nothing and turn as they grow (the "
+        f"teacher's directions dotted). {FIG_1A_CAPTION}.",
         FIG_1A | {"tau": 0.1, "delta": 0.0},
         **FIG_1A_CARD,
         claim=claims.FIG_1A_RICH,

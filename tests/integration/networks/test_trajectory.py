@@ -199,6 +199,40 @@ def test_the_neurons_are_each_units_a_times_w_and_the_teacher_is_dotted():
     np.testing.assert_allclose(frames.points["neurons"].x, expected[..., 0], rtol=1e-12)
 
 
+def test_fig_1a_claims_weigh_each_neuron_by_its_final_length():
+    """A neuron left near its tiny start (here turned 90° from the teacher) carries almost none
+    of the fit and must not decide the medians; the neurons that grew, turned onto the teacher,
+    do."""
+    from types import SimpleNamespace
+
+    from app.views.networks import kunin_claims
+
+    angles = np.radians([[40.0, 40.0, 40.0, 0.0], [0.0, 0.0, 0.0, 90.0]])  # start, end
+    lengths = np.array([[0.01] * 4, [0.5, 0.4, 0.3, 0.011]])
+    neurons = lengths[..., None] * np.stack([np.cos(angles), np.sin(angles)], axis=-1)
+    run = SimpleNamespace(
+        plane=SimpleNamespace(neurons=neurons, teacher=np.array([[1.0, 0.0]])),
+        curves=SimpleNamespace(kernel_distance=np.array([0.0, 0.2]), loss=np.array([1.0, 1e-3])),
+    )
+    found = kunin_claims._neurons(run)
+    assert found["turn"] == pytest.approx(40) and found["after"] == pytest.approx(0)
+    assert found["before"] == pytest.approx(40) and found["growth"] == pytest.approx(40)
+    assert kunin_claims._upstream_aligns(None, run).holds
+    assert kunin_claims._rich_small_scale(None, run).holds
+    assert not kunin_claims._downstream_stays(None, run).holds
+
+
+def test_fig_6a_upstream_claim_compares_the_parameters_with_their_initial_norm():
+    from app.views.networks.kunin_claims import _initial_size
+
+    chosen = at("fig-6a-upstream")
+    scenario, _ = results.build(chosen)
+    expected = math.sqrt(sum(float(np.sum(W**2)) for W in scenario.net.weights))
+    assert _initial_size(chosen) == pytest.approx(expected)
+    # the first layer ÷ 3, the read-out × 3 of a width-50 network: ‖θ₀‖ near 11
+    assert 9 < expected < 13
+
+
 def test_panels_that_do_not_apply_say_so():
     figures = drawn(VIEW, data="digits", n=30, n_test=20, init="gaussian")[2]
     for graph, words in (("function", "only for 1-d and 2-d"), ("neurons", "two-layer")):
