@@ -130,7 +130,10 @@ def test_workers_share_results_through_redis(redis_url, tmp_path):
         hits = redis.Redis.from_url(redis_url).info("stats")["keyspace_hits"] - hits_before
         assert hits >= 5 * len(VIEWS)
         keys = redis.Redis.from_url(redis_url).keys("e2e-shared:*")
-        assert len(keys) == len(VIEWS)
+        # (beside the results: the job store's keys, where each worker's job dispatcher says
+        # it is alive from its start, gunicorn.conf.py)
+        results = [key for key in keys if not key.startswith(b"e2e-shared:lazy-rich:jobs:")]
+        assert len(results) == len(VIEWS), keys
 
 
 @pytest.fixture(scope="module")
