@@ -21,16 +21,9 @@ SEED_DEPENDENT: dict[str, int] = {
     "networks--fig-1-leaky-relu-alignment-feature-learning": 7,
     "networks--fig-1-sigmoid-alignment-feature-learning": 7,
     "networks--fig-1-swish-alignment-feature-learning": 7,
-    "networks--fig-2-four-layer-relu-on-the-digits": 7,
-    "networks--fig-6-six-layer-relu-on-the-digits": 6,
-    "networks--fig-7-two-gaussians-logistic-loss": 5,
-    "networks--fig-7-two-gaussians-disalignment": 6,
-    "networks--fig-1a-c-loss-against-kernel-gradient-descent": 4,
     "networks--fig-1d-e-spectra-before-and-after": 7,
     "networks--fig-4-kernel-specialization-ten-digits": 7,
     "networks--fig-6-depth-2-alignment-and-gamma": 7,
-    "networks--fig-6-depth-4-alignment-and-gamma": 7,
-    "networks--fig-6-depth-5-alignment-and-gamma": 6,
     "lambda-balanced--fig-4-semantic-hierarchy-lambda-0-rich": 4,
     "lambda-balanced--sigmoidal-singular-values-aligned-lambda-0": 4,
     "lambda-balanced-sequences--fig-1b-three-relative-scales-one-absolute-scale": 3,
@@ -40,7 +33,6 @@ SEED_DEPENDENT: dict[str, int] = {
     "finite-width-map--fig-4-kernel-and-feature-learning-pairs-d-10-to-1000": 4,
     "lambda-balanced-map--fig-5b-kernel-distance-vs-lambda-after-training": 3,
     "lambda-balanced-transfer--fig-13-a-new-feature-transfers-the-hierarchy-for-large-lambda": 4,
-    "networks-sweeps--fig-2b-final-alignment-against-sigma": 5,
 }
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import math
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -19,9 +20,13 @@ if TYPE_CHECKING:
 
 # -- Fig. 1A: the loss against KGD and aKGD ---------------------------------------------------
 
-#: the network must stay below both baselines from this fraction of the last time on (the
-#: first few time units are the lazy start, where the curves coincide to within a few per cent)
-LATE = 0.01
+#: the lazy start: the network may trail the frozen NTK by at most this factor at any time (its
+#: curve coincides with KGD's to within a few per cent before it pulls ahead)
+LAZY = 1.15
+#: the network must be below both baselines for good from this fraction of the run's time on
+AHEAD_BY = 0.5
+#: how far below both baselines the network's training loss must end
+LEAD = 1.5
 
 
 def _ratio(above: float, below: float) -> str:
@@ -31,18 +36,26 @@ def _ratio(above: float, below: float) -> str:
 def _loss_against_kernels(controls: Any, run: Run) -> Evidence:
     curves, base = run.curves, run.baseline
     t = curves.t
-    late = t >= LATE * t[-1]
+    trails = float(np.max(curves.loss / base.loss))
     ahead = (curves.loss < base.loss) & (curves.loss < base.rescaled_loss)
+    behind = np.flatnonzero(~ahead)
+    first = int(behind[-1]) + 1 if behind.size else 0  # the first record of the lead for good
+    since = float(t[first]) if first < t.size else math.inf
     net, kgd, akgd = curves.loss[-1], base.loss[-1], base.rescaled_loss[-1]
     test, kgd_test = curves.test_loss[-1], base.test_loss[-1]
     akgd_test = base.rescaled_test_loss[-1]
     return all_of(
         Evidence(
-            bool(np.all(ahead[late])),
-            f"the network's training loss is below both at every recorded t ≥ {num(LATE * t[-1])}",
+            trails < LAZY,
+            f"the network's training loss is never more than {num(100 * (trails - 1), '.2g')} % "
+            "above KGD's",
         ),
         Evidence(
-            net * 1.4 < min(kgd, akgd),
+            since <= AHEAD_BY * t[-1],
+            f"it is below both from t = {num(since)} on (of {num(t[-1])})",
+        ),
+        Evidence(
+            net * LEAD < min(kgd, akgd),
             f"at t = {num(t[-1])} it is {num(net)}, {_ratio(kgd, net)}× below KGD's and "
             f"{_ratio(akgd, net)}× below aKGD's (rate × {num(base.rescale, '.2g')})",
         ),
@@ -56,7 +69,7 @@ def _loss_against_kernels(controls: Any, run: Run) -> Evidence:
 FIG_1A = Claim(
     "After a lazy start the network's training loss falls below that of kernel gradient "
     "descent with its initial NTK (KGD) and with the NTK rescaled to its final norm (aKGD), "
-    "and its test loss ends below both too.",
+    "ending well below both, and its test loss ends below both too.",
     _loss_against_kernels,
 )
 FIG_1A_PAPER = (
@@ -65,14 +78,13 @@ FIG_1A_PAPER = (
     "and aKGD, KGD with the learning rate rescaled by the final NTK's norm; five seeds."
 )
 FIG_1A_DIFFERS = (
-    "Width 50 on 300 of the 8 × 8 digits, 4 against 9 (y = ±1), full-batch gradient descent "
-    "(2 500 steps of 0.4) to t = 1 000, one seed. Here the NTK's norm falls a little (× 0.83), "
-    "so aKGD is slower than "
-    "KGD rather than the optimistic baseline of the paper, where it grows; with smaller initial "
-    "weights (σ = 0.5) the norm grows × 2.2 and aKGD catches up with the network's training "
-    "loss, though not its test loss. The training loss's lead over KGD varies with the seed "
-    "(1.1–1.8× over seeds 0–3; on 200 images some seeds end above KGD); the test loss's lead "
-    "held in every seed tried."
+    "Width 50 on 100 of the 8 × 8 digits (ten one-hot classes, 200 more test it), σ = 0.5, "
+    "full-batch gradient descent (2 500 steps of 0.4) to t = 1 000. aKGD runs KGD faster by the "
+    "NTK's growth (× 1.3–1.9 over seeds 0–7), so it leads at first; the network overtakes it "
+    "by t ≈ 40–290 and ends 1.8–2.7× below it and 2.6–3.5× below KGD. The lead belongs to the "
+    "narrow network: at width 200 it shrinks to 1.0–1.4× (seeds 0 and 1), and from σ = 1 the "
+    "NTK's norm falls instead, so aKGD is slower than KGD and the network trails KGD until "
+    "t ≈ 100–400."
 )
 
 # -- Fig. 1D–E: the spectrum before and after -------------------------------------------------
@@ -113,7 +125,8 @@ FIG_1DE_PAPER = (
     "its NTK before and after training, with b falling and a rising after training."
 )
 FIG_1DE_DIFFERS = (
-    "The network of the Fig. 1A card. In this ReLU network on the digits b rose after training "
+    "Width 50 on 300 of the 8 × 8 digits, 4 against 9 (y = ±1), 2 500 full-batch steps of 0.4 "
+    "to t = 1 000. In this ReLU network on the digits b rose after training "
     "in every NTK-scaled or mean-field setting tried (widths 20–200, depths 2–4, σ = 0.5 and 1, "
     "ten classes, seeds 0–3; level in one seed): the top eigenvalues grow against the tail. It "
     "fell a little only in the standard scaling (1.88 → 1.81, where a fell too) and for tanh "
@@ -190,11 +203,13 @@ def _at_depth(controls: Any, depth: int) -> Run:
 
 
 def _rise(run: Run) -> tuple[float, float, float]:
-    """(final alignment, time it first rises RISE above its start, fitted γ)."""
+    """(final alignment, time it first rises RISE above its start, γ from the final alignment
+    — the paper's estimate, their eq. 20: the fit to the whole curve is undetermined where the
+    two-layer network's alignment hardly moves, as in seed 2)."""
     curves = run.curves
     start = float(curves.alignment[0])
     begins = crossing_time(curves.t, curves.alignment, start + RISE)
-    return float(curves.alignment[-1]), begins, run.fit.gamma
+    return float(curves.alignment[-1]), begins, run.fit.gamma_final
 
 
 def _fitted(controls: Any, run: Run) -> Evidence:
@@ -225,7 +240,14 @@ def _deeper(controls: Any, run: Run) -> Evidence:
                 f"{num(other_gamma)})",
             )
         )
-    return all_of(_fitted(controls, run), *parts)
+    start = float(run.curves.alignment[0])
+    aligns = Evidence(
+        end > start + 0.1 and run.fit.determined,
+        f"A rises from {num(start)} to {num(end)}; γ = {num(gamma)} from the final alignment "
+        f"({num(run.fit.gamma)} fitted to the whole curve, rms misfit "
+        f"{num(run.fit.residual, '.2g')})",
+    )
+    return all_of(aligns, *parts)
 
 
 FIG_6_SHALLOW = Claim(
@@ -234,8 +256,9 @@ FIG_6_SHALLOW = Claim(
     _fitted,
 )
 FIG_6_DEEPER = Claim(
-    "The deeper network's alignment begins to rise earlier and ends higher, and its fitted "
-    "feature-learning rate γ is larger, than the two-layer network's.",
+    "The deeper network's alignment begins to rise earlier and ends higher, and its "
+    "feature-learning rate γ estimated from the final alignment is larger, than the two-layer "
+    "network's.",
     _deeper,
 )
 FIG_6_PAPER = (
@@ -246,8 +269,10 @@ FIG_6_PAPER = (
 FIG_6_DIFFERS = (
     "Width 50 on 100 of the 8 × 8 digits, 4 against 9 (y = ±1: the fit takes an NTK at most "
     "200 wide, and ten outputs would make it 1 000), "
-    "NTK scaling, 1 000 full-batch steps of 0.2, seed 1. γ is fitted to the whole alignment "
-    "curve (the value from the final alignment alone is in the evidence). Over seeds 0–7 depths "
+    "NTK scaling, 1 000 full-batch steps of 0.2, seed 1. The depth-2 card fits γ to the whole "
+    "alignment curve; the deeper cards compare γ from the final alignment, as the paper does "
+    "(the whole-curve fit is in the evidence; it is undetermined where the two-layer network's "
+    "alignment hardly moves, as in seed 2). Over seeds 0–7 depths "
     "4 and 5 both learn faster than depth 2, but between 4 and 5 the order changes from draw "
     "to draw: depth 5's γ is larger in six seeds, its alignment ends higher in seven and starts "
     "to rise earlier in four — the paper's γ rising with every added layer is not resolved at "

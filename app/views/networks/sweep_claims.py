@@ -9,10 +9,26 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ...core.claims import Claim, Evidence, all_of
+from ...core.claims import Claim, Evidence, all_of, num
 
 if TYPE_CHECKING:
     from .sweeps import SweepRun
+
+
+#: the hidden pairs' mean gain in ζ at the smallest σ (and each pair's least)
+ALIGNED, EACH = 0.15, 0.1
+#: the rank correlation between σ and the hidden pairs' mean gain must be below this: the
+#: smaller σ, the larger the gain, up to the draw's noise where the alignment has saturated at
+#: the smallest σ (neighbouring σ there differ by up to 0.05 either way over seeds 0–7)
+TREND = -0.75
+#: the most any pair may gain at the largest σ
+KEPT = 0.05
+
+
+def _rank_correlation(values: np.ndarray) -> float:
+    """Spearman's correlation between the position in the sweep (σ rising) and ``values``."""
+    ranks = np.argsort(np.argsort(values)).astype(float)
+    return float(np.corrcoef(np.arange(values.size, dtype=float), ranks)[0, 1])
 
 
 def _alignment_falls_with_sigma(controls: Any, result: SweepRun) -> Evidence:
@@ -20,30 +36,33 @@ def _alignment_falls_with_sigma(controls: Any, result: SweepRun) -> Evidence:
     final, start = sweep.final_alignment[0], sweep.initial_alignment[0]
     sigmas = sweep.values
     hidden = final.shape[1] - 1  # the pairs below the read-out
-    gained = final[0, :hidden] - start[0, :hidden]
-    kept = np.abs(final[-1] - start[-1])
-    falling = bool(np.all(np.diff(final[:, 0]) < 0.02))
-    first = ", ".join(f"{value:.2f}" for value in final[:, 0])
+    gains = final - start  # (σ, pair)
+    mean = gains[:, :hidden].mean(axis=1)
+    trend = _rank_correlation(mean)
+    largest = float(np.max(gains[-1]))
     return all_of(
         Evidence(
-            bool(np.all(gained > 0.2)),
+            mean[0] > ALIGNED and bool(np.all(gains[0, :hidden] > EACH)),
             f"at σ = {sigmas[0]:.3g} the hidden pairs gain "
-            + ", ".join(f"{g:.2f}" for g in gained),
+            + ", ".join(num(g, ".2f") for g in gains[0, :hidden]),
         ),
         Evidence(
-            falling,
-            f"the first pair's final ζ over σ = {sigmas[0]:.3g} … {sigmas[-1]:.3g}: {first}",
+            trend < TREND and mean[0] - mean[-1] > ALIGNED,
+            f"their mean gain over σ = {sigmas[0]:.3g} … {sigmas[-1]:.3g}: "
+            + ", ".join(num(g, ".2f") for g in mean)
+            + f" (rank correlation with σ {num(trend, '.2f')})",
         ),
         Evidence(
-            bool(np.all(kept < 0.05)),
-            f"at σ = {sigmas[-1]:.3g} every pair ends within {np.max(kept):.3f} of its start",
+            largest < KEPT,
+            f"at σ = {sigmas[-1]:.3g} the pairs' ζ change by "
+            + ", ".join(num(g, "+.2f") for g in gains[-1]),
         ),
     )
 
 
 FIG_2B = Claim(
     "The smaller the initial scale σ, the more the hidden layers of a four-layer ReLU network "
-    "align during training; at large σ every pair of layers ends where it started.",
+    "align during training; at large σ no pair of layers aligns any more.",
     _alignment_falls_with_sigma,
 )
 FIG_2B_PAPER = (
@@ -56,7 +75,10 @@ FIG_2B_DIFFERS = (
     "50 of the bundled 8 × 8 digits (ten classes, one-hot targets, mean-square loss) stand in for "
     "MNIST, width 50; layers N(0, σ²/n_in), so this σ is Kaiming's (variance 2/n_in) times √2; "
     "the step size is 1 up to σ = 1 and shrinks like σ^−6 above, which leaves σ = 2 short of "
-    "converging (loss 0.05). The pair that feeds the ten outputs aligns less than the hidden ones."
+    "converging (loss 0.05–0.2). The pair that feeds the ten outputs aligns less than the hidden "
+    "ones. At large σ the layers mostly end where they started, but in some draws (seed 2 of "
+    "0–7, from σ ≈ 1.2 on) they turn apart, ζ falling by up to 0.27: the disalignment the paper "
+    "finds for an output that starts too large."
 )
 
 
