@@ -24,15 +24,11 @@ SEED_DEPENDENT: dict[str, int] = {
     "networks--fig-1d-e-spectra-before-and-after": 7,
     "networks--fig-4-kernel-specialization-ten-digits": 7,
     "networks--fig-6-depth-2-alignment-and-gamma": 7,
-    "lambda-balanced--fig-4-semantic-hierarchy-lambda-0-rich": 4,
-    "lambda-balanced--sigmoidal-singular-values-aligned-lambda-0": 4,
     "lambda-balanced-sequences--fig-1b-three-relative-scales-one-absolute-scale": 3,
     "lambda-balanced-sequences--fig-5c-funnel-delayed-rich-phase-across-lambda": 7,
     "lambda-balanced-sequences--fig-11-continual-learning-forgets-for-every-lambda": 6,
     "lambda-balanced-sequences--fig-14-fine-tuning-after-re-balancing": 4,
     "finite-width-map--fig-4-kernel-and-feature-learning-pairs-d-10-to-1000": 4,
-    "lambda-balanced-map--fig-5b-kernel-distance-vs-lambda-after-training": 3,
-    "lambda-balanced-transfer--fig-13-a-new-feature-transfers-the-hierarchy-for-large-lambda": 4,
 }
 
 

@@ -15,12 +15,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from solvers import lambda_balanced as lb
+from solvers.metrics import on_saddle
 
 from ...core.claims import Claim, Evidence, all_of, crossing_time, num, value_at
 
 if TYPE_CHECKING:
     from .map import Map
     from .trajectory import Run
+    from .transfer import Transfer
 
 #: a kernel distance below this never counts as "the kernel moved" (lazy)
 LAZY = 1e-3
@@ -190,7 +192,7 @@ def _tree_in_read_out(controls: Any, run: Run) -> Evidence:
 
 
 RICH_HIERARCHY = Claim(
-    "Balanced (λ = 0) both layers learn task-specific representations, level by level of the "
+    "Balanced (λ ≈ 0) both layers learn task-specific representations, level by level of the "
     "tree: W₁ᵀW₁ and W₂W₂ᵀ end at the task's own similarity structure, whatever the start.",
     _rich_hierarchy,
 )
@@ -209,7 +211,12 @@ FIG_4_DIFFERS = (
     "otherwise) instead of gradient descent; the labels are not perturbed to split the tree's "
     "equal singular values (the paper's App. E.2.2), which moves the converged representations "
     "only by the perturbation's size. The output features are the tree's nodes, orthogonal to "
-    "each other, so W₂W₂ᵀ is diagonal and carries the tree through its levels."
+    "each other, so W₂W₂ᵀ is diagonal and carries the tree through its levels. The balanced "
+    "card uses λ = 0.001 rather than exactly 0: a square network at exactly λ = 0 cannot "
+    "change the sign of det W₂W₁, so from about half the random starts (those of the other "
+    "sign than the task's) it stops at a saddle, one of the tree's finest distinctions short — "
+    "the case the paper's convergence theorem assumes away; any λ ≠ 0 lets it through, and a "
+    "simulation never keeps λ exactly 0."
 )
 FIG_4_PAPER = (
     "The 8-item semantic hierarchy of Braun et al. (2022), one-hot whitened inputs and slightly "
@@ -226,6 +233,12 @@ def _row(result: Map, shape: str) -> np.ndarray:
 
 
 def _map_regimes(controls: Any, result: Map) -> Evidence:
+    """Each lazy end below 0.01 and each moved end (λ ≪ 0 for a funnel, λ ≫ 0 for an inverted
+    funnel, λ = 0 for the square net) more than a hundred times its own lazy end: how far a
+    kernel that moves ends up depends on the draw (over seeds 0–7 the funnel's at λ = −10
+    from 0.18 to 0.79, the square's at λ = 0 from 0.09 to 0.45), its lazy ends stay ≤ 4·10⁻⁴.
+    "Learned" is a loss below 10⁻³ of its start: a delayed-rich net whose task has a weak mode
+    is still finishing it at t = 1000 (seed 7: inverted funnel, λ = 10, σ₂ = 0.17, 1.1·10⁻⁴)."""
     lams = result.sweep.lams
     low, high, middle = int(np.argmin(lams)), int(np.argmax(lams)), int(np.argmin(np.abs(lams)))
     funnel, square, inverted = (_row(result, s) for s in ("funnel", "square", "inverted funnel"))
@@ -235,21 +248,25 @@ def _map_regimes(controls: Any, result: Map) -> Evidence:
     )
     edge = max(square[low], square[high])
     ends = f"λ = {num(lams[low])} / {num(lams[high])}"
+
+    def apart(moved: float, lazy: float) -> bool:
+        return lazy < 0.01 and moved > max(100 * lazy, 0.05)
+
     return all_of(
         Evidence(
-            funnel[high] < 0.01 < 0.3 < funnel[low],
+            apart(funnel[low], funnel[high]),
             f"funnel S = {funnel[low]:.2f} / {num(funnel[high], '.1e')} at {ends}",
         ),
         Evidence(
-            inverted[low] < 0.01 < 0.3 < inverted[high],
+            apart(inverted[high], inverted[low]),
             f"inverted funnel {num(inverted[low], '.1e')} / {inverted[high]:.2f}",
         ),
         Evidence(
-            int(np.nanargmax(square)) == middle and square[middle] > 0.1 and edge < 0.01,
+            int(np.nanargmax(square)) == middle and apart(square[middle], edge),
             f"square {square[middle]:.2f} at λ = 0, at most {num(edge, '.1e')} at the ends",
         ),
         Evidence(
-            learned < 1e-6,
+            learned < 1e-3,
             f"every network has learned the task (loss ≤ {num(learned, '.1e')} of its start)",
         ),
     )
@@ -264,6 +281,72 @@ FIG_5B = Claim(
 FIG_5B_DIFFERS = (
     "Exact gradient flow at t = 1000 on 4→2→2, 3→3→3 and 2→2→4 networks, each with its own "
     "random task of those sizes and one seed, at absolute scale 0.1."
+)
+
+# -- Fig. 13: transfer to a new feature ---------------------------------------------------------
+
+
+def _transfer(controls: Any, result: Transfer) -> Evidence:
+    """The new feature at the largest λ reaches the taught item's relatives by their distance in
+    the tree, at the most negative λ no other item, and the generalisation loss falls at every
+    step of λ. Every network has learnt the hierarchy except one that starts on a saddle's
+    stable manifold, which only a square net at exactly λ = 0 does (det W₂W₁ of the other sign
+    than the task's, half the random starts: seeds 0, 4, 6, 7 of 0–7); it stops one of the
+    tree's finest distinctions short, and the trend runs through it all the same."""
+    lams, feature, item = result.lams, result.feature, result.item
+    high, low = int(np.argmax(lams)), int(np.argmin(lams))
+    near, kin, far = feature[high, 1], feature[high, 2], feature[high, 6]
+    spread = float(np.max(np.abs(np.delete(feature[low], item))))
+    falling = bool(np.all(np.diff(result.generalisation) < 0))
+    stalled = on_saddle(result.saddle_margin)
+    learnt = float(np.max(result.learnt[~stalled], initial=0.0))
+    only_zero = bool(np.all(lams[stalled] == 0.0))
+    words = (
+        f"; the λ = 0 network starts on a saddle's stable manifold and stops at "
+        f"{num(float(np.max(result.learnt[stalled])), '.1e')} of its start"
+        if stalled.any()
+        else ""
+    )
+    return all_of(
+        Evidence(
+            item == 0 and near > 1.5 * kin > 0.2 and abs(far) < 0.01,
+            f"λ = {num(lams[high])}: the goldfish's new feature reaches the blue fish at "
+            f"{near:.2f}, the canary at {kin:.2f}, the rose at {num(far, '.0e')}",
+        ),
+        Evidence(spread < 0.01, f"λ = {num(lams[low])}: at most {spread:.4f} on any other item"),
+        Evidence(
+            falling,
+            f"the generalisation loss falls with λ at every step, from "
+            f"{result.generalisation[low]:.2f} to {result.generalisation[high]:.2f}",
+        ),
+        Evidence(
+            learnt < 1e-6 and only_zero,
+            f"pre-training brings the hierarchy's loss to {num(learnt, '.1e')} of its start"
+            + words,
+        ),
+    )
+
+
+FIG_13 = Claim(
+    "After learning the hierarchy, a new feature taught for one item spreads to its relatives "
+    "by their distance in the tree when λ is large, and stays on that item alone when λ ≪ 0: "
+    "generalisation to the untrained items improves as λ grows.",
+    _transfer,
+)
+FIG_13_DIFFERS = (
+    "Exact gradient flow for the pre-training (square 8→8→8, absolute scale 0.05, seed 3, "
+    "t = 60); the new row starts at zero rather than at small random weights and is read at "
+    "convergence, in closed form; the generalisation target is the text's example — a feature "
+    "of the goldfish that every animal shares — as the paper's own is not legible in our copy. "
+    "From about half the random starts the λ = 0 network (exactly balanced and square) stops at "
+    "a saddle one of the tree's finest distinctions short, as the page notes; the trend over λ "
+    "runs through it."
+)
+FIG_13_PAPER = (
+    "Networks trained on the semantic hierarchy for several λ; a new feature (e.g. 'eats worms') "
+    "added for one item (the goldfish) through a new row of W₂ from small random weights, "
+    "trained on that item with the rest frozen; its value on the other items and the "
+    "generalisation loss on the untrained items against λ."
 )
 
 # -- Fig. 3: singular values from a task-aligned start --------------------------------------------
@@ -283,9 +366,12 @@ def _modes(run: Run) -> list[tuple[float, float, float, float]]:
 
 
 def _sigmoidal(controls: Any, run: Run) -> Evidence:
+    """Each mode's steepest rise at its half-way time, and still on its plateau half-way there:
+    a logistic step from s₀ has s(t₅₀/2)/σ ≈ √(s₀/σ) (10% for the weakest mode of a random 3×3
+    task, σ ≈ 0.044 from s₀ = 0.00058), an exponential approach 1 − 1/√2 = 29%."""
     shapes = _modes(run)
     halves = [shape[0] for shape in shapes]
-    steps = all(steep > 0.9 and early < 0.1 for _, _, steep, early in shapes)
+    steps = all(steep > 0.9 and early < 0.15 for _, _, steep, early in shapes)
     words = "; ".join(
         f"σ{i + 1}: half at t = {half:.2f}, steepest at {steep:.2f}·t₅₀, {early:.1%} at t₅₀/2"
         for i, (half, _, steep, early) in enumerate(shapes)
@@ -322,7 +408,8 @@ FIG_3_LAZY = Claim(
 FIG_3_DIFFERS = (
     "Exact gradient flow (open circles: gradient descent) on a 3→3→3 network and a random task "
     "from a task-aligned start of absolute scale 0.001, λ = −10, 0 and 10, each on its own time "
-    "axis (2, 25 and 2 time units)."
+    "axis (2 time units for large |λ|; 100 on a logarithmic axis at λ = 0, where the weakest "
+    "mode of a random task can take 50 to learn)."
 )
 FIG_3_PAPER = (
     "One random regression task and three task-aligned λ-balanced starts — a negative, zero and "

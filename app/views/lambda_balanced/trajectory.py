@@ -163,9 +163,9 @@ PRESETS = (
     ),
     Preset(
         "fig-4-semantic-hierarchy-lambda-0-rich",
-        "Fig. 4 — semantic hierarchy, λ = 0: rich",
+        "Fig. 4 — semantic hierarchy, λ ≈ 0: rich",
         "Balanced and small: both representations learn the tree, one level after another.",
-        HIERARCHY | {"lam": 0.0, "scale": 0.01},
+        HIERARCHY | {"lam": 0.001, "scale": 0.01},
         figure="Fig. 4",
         panel="rsm_in",
         claim=claims.RICH_HIERARCHY,
@@ -211,7 +211,7 @@ PRESETS = (
         "Fig. 3B — sigmoidal singular values (aligned, λ = 0)",
         "Task-aligned and small: each mode is "
         "learned in a sudden sigmoidal step, largest first (rich).",
-        ALIGNED | {"lam": 0.0},
+        ALIGNED | {"lam": 0.0, "horizon": 100.0, "log_time": True},
         figure="Fig. 3B",
         panel="singular",
         claim=claims.FIG_3B,

@@ -24,8 +24,7 @@ from ...core.downloads import Tables
 from ...core.presets import Preset
 from ...core.state import choice, integer, number, switch
 from ...core.view import View
-from . import sequence_claims as claims
-from . import trajectory
+from . import claims, trajectory
 from . import transfer_plots as plots
 
 TRAJECTORY = trajectory.VIEW.spec.by_name
