@@ -15,7 +15,6 @@ from ...core.claims import Claim, Evidence, all_of, crossing_time, num, value_at
 
 if TYPE_CHECKING:
     from .sequences import Comparison, Curves
-    from .transfer import Transfer
 
 #: a kernel distance below this is lazy
 LAZY = 0.01
@@ -262,49 +261,6 @@ FIG_14_PAPER = (
     "rescaling each layer's singular values with the network's, then fine-tuned on three tasks: "
     "an existing feature added to another item, one singular vector reversed, the hierarchy "
     "scaled by 2."
-)
-
-# -- Fig. 13: transfer to a new feature ---------------------------------------------------------
-
-
-def _transfer(controls: Any, result: Transfer) -> Evidence:
-    lams, feature, item = result.lams, result.feature, result.item
-    high, low = int(np.argmax(lams)), int(np.argmin(lams))
-    near, kin, far = feature[high, 1], feature[high, 2], feature[high, 6]
-    spread = float(np.max(np.abs(np.delete(feature[low], item))))
-    falling = bool(np.all(np.diff(result.generalisation) < 0))
-    return all_of(
-        Evidence(
-            item == 0 and near > 1.5 * kin > 0.2 and abs(far) < 0.01,
-            f"λ = {num(lams[high])}: the goldfish's new feature reaches the blue fish at "
-            f"{near:.2f}, the canary at {kin:.2f}, the rose at {num(far, '.0e')}",
-        ),
-        Evidence(spread < 0.01, f"λ = {num(lams[low])}: at most {spread:.4f} on any other item"),
-        Evidence(
-            falling and float(np.max(result.learnt)) < 1e-6,
-            f"the generalisation loss falls with λ at every step, from "
-            f"{result.generalisation[low]:.2f} to {result.generalisation[high]:.2f}",
-        ),
-    )
-
-
-FIG_13 = Claim(
-    "After learning the hierarchy, a new feature taught for one item spreads to its relatives "
-    "by their distance in the tree when λ is large, and stays on that item alone when λ ≪ 0: "
-    "generalisation to the untrained items improves as λ grows.",
-    _transfer,
-)
-FIG_13_DIFFERS = (
-    "Exact gradient flow for the pre-training (square 8→8→8, absolute scale 0.05, seed 3, "
-    "t = 60); the new row starts at zero rather than at small random weights and is read at "
-    "convergence, in closed form; the generalisation target is the text's example — a feature "
-    "of the goldfish that every animal shares — as the paper's own is not legible in our copy."
-)
-FIG_13_PAPER = (
-    "Networks trained on the semantic hierarchy for several λ; a new feature (e.g. 'eats worms') "
-    "added for one item (the goldfish) through a new row of W₂ from small random weights, "
-    "trained on that item with the rest frozen; its value on the other items and the "
-    "generalisation loss on the untrained items against λ."
 )
 
 # -- Fig. 5C: the funnel's delayed rich phase across λ ------------------------------------------
