@@ -21,7 +21,6 @@ SEED_DEPENDENT: dict[str, int] = {
     "networks--fig-1-leaky-relu-alignment-feature-learning": 7,
     "networks--fig-1-sigmoid-alignment-feature-learning": 7,
     "networks--fig-1-swish-alignment-feature-learning": 7,
-    "networks--fig-1d-e-spectra-before-and-after": 7,
     "networks--fig-4-kernel-specialization-ten-digits": 7,
     "networks--fig-6-depth-2-alignment-and-gamma": 7,
 }
