@@ -21,14 +21,8 @@ SEED_DEPENDENT: dict[str, int] = {
     "networks--fig-1-leaky-relu-alignment-feature-learning": 7,
     "networks--fig-1-sigmoid-alignment-feature-learning": 7,
     "networks--fig-1-swish-alignment-feature-learning": 7,
-    "networks--fig-1d-e-spectra-before-and-after": 7,
     "networks--fig-4-kernel-specialization-ten-digits": 7,
     "networks--fig-6-depth-2-alignment-and-gamma": 7,
-    "lambda-balanced-sequences--fig-1b-three-relative-scales-one-absolute-scale": 3,
-    "lambda-balanced-sequences--fig-5c-funnel-delayed-rich-phase-across-lambda": 7,
-    "lambda-balanced-sequences--fig-11-continual-learning-forgets-for-every-lambda": 6,
-    "lambda-balanced-sequences--fig-14-fine-tuning-after-re-balancing": 4,
-    "finite-width-map--fig-4-kernel-and-feature-learning-pairs-d-10-to-1000": 4,
 }
 
 

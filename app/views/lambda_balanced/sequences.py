@@ -338,7 +338,7 @@ FIG_5C = {
     "lam_low": -10.0,
     "lam_high": 0.0,
     "count": 6,
-    "first": 100.0,
+    "first": 200.0,
     "scale": 0.1,
     "seed": 1,
 }
@@ -350,8 +350,8 @@ FIG_11 = {
     "d_out": 2,
     "lam_low": -1.0,
     "lam_high": 1.0,
-    "first": 40.0,
-    "duration": 40.0,
+    "first": 60.0,
+    "duration": 60.0,
 }
 FIG_12 = {
     "experiment": "reversal",
@@ -371,6 +371,7 @@ FIG_14 = {
     "first": 40.0,
     "duration": 5.0,
     "seed": 3,
+    "lam_init": 1.0,
     "fine_task": "added feature",
 }
 PRESETS = (
@@ -433,7 +434,7 @@ PRESETS = (
     Preset(
         "fig-14-fine-tuning-after-re-balancing",
         "Fig. 14 — fine-tuning after re-balancing",
-        "The hierarchy learnt at λ = 0, re-balanced to λ = 0, 2, 4, then a new task.",
+        "The hierarchy learnt at λ = 1, re-balanced to λ = 0, 2, 4, then a new task.",
         FIG_14,
         figure="Fig. 14",
         panel="loss",

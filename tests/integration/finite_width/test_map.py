@@ -441,3 +441,14 @@ def test_exports_hold_the_map_and_every_sweep_row():
     assert len(rows) == 6 and all(tables[n]["d"].size == 5 for n in rows)
     kernel = tables["width sweep Kaiming⁻ (kernel)"]
     np.testing.assert_array_equal(kernel["ntk_change"], result.sweep.ntk_change[4])
+
+
+def test_kaiming_kernel_pair_is_one_power_of_d_steeper_than_ntk_in_every_draw():
+    """One draw per width makes each fitted δ scatter (the random start's output sets the
+    residual that drives the change), but NTK⁻ and Kaiming⁻ share that residual: their δ differ
+    by the exact model's 1 in every draw, not by appendix B.4's 3/2."""
+    for seed in range(8):
+        result = VIEW.compute(VIEW.spec.with_overrides({"sweep": "all", "seed": seed}))
+        rows = zip(result.rows, result.weight_fits, strict=True)
+        kernel = {s: -fit for (s, r), fit in rows if r == "kernel"}
+        assert abs(kernel["Kaiming"] - kernel["NTK"] - 1.0) < 0.15

@@ -5,6 +5,7 @@ instead of failing."""
 import numpy as np
 import pytest
 
+from app.views.lambda_balanced.sequence_claims import FIG_1B
 from app.views.lambda_balanced.sequences import MAX_DESCENT_STEPS, VIEW
 from solvers import lambda_balanced as lb
 from tests.integration.figures import trace
@@ -112,3 +113,37 @@ def test_sizes_that_fit_every_lambda_and_a_capped_descent_are_explained():
         "gradient descent lam=0",
         "gradient descent lam=2",
     ]
+
+
+def test_a_square_network_pre_trained_at_lambda_0_can_miss_the_weakest_mode():
+    """Why the Fig. 14 card pre-trains at λ = 1: at λ = 0 the determinant of W₂W₁ cannot change
+    sign, so from some random starts the hierarchy's weakest mode is never learnt; at λ = 1 the
+    pre-training converges from every start."""
+    stalled = []
+    for seed in range(8):
+        losses = {}
+        for lam_init in (0.0, 1.0):
+            _, result, _ = drawn(
+                VIEW,
+                experiment="fine-tuning",
+                first=40.0,
+                duration=1.0,
+                lam_init=lam_init,
+                seed=seed,
+                lam_low=0.0,
+                lam_high=0.0,
+                count=1,
+            )
+            pre = result.pretraining
+            losses[lam_init] = pre.loss[-1] / pre.loss[0]
+        assert losses[1.0] < 1e-8
+        stalled.append(losses[0.0] > 1e-2)
+    assert any(stalled) and not all(stalled)
+
+
+def test_near_balanced_lambdas_do_not_pass_for_lazy():
+    """The Fig. 1B check against its contrast: λ = ±0.5 from the same start moves the kernel
+    and learns the modes in turn, so the claim that λ = ±2 stays lazy fails there."""
+    for lam, holds in ((2.0, True), (0.5, False)):
+        chosen, result, _ = drawn(VIEW, first=15.0, lam_low=-lam, lam_high=lam, seed=2)
+        assert FIG_1B.evaluate(chosen, result).holds is holds

@@ -272,7 +272,7 @@ def test_the_spectra_are_the_eigenvalues_of_the_initial_and_final_ntk():
         expected = np.linalg.eigvalsh(kernel)[::-1]
         np.testing.assert_allclose(eigenvalues, expected, rtol=1e-8, atol=1e-10 * expected[0])
     values, vectors = np.linalg.eigh(nw.ntk(net, X))
-    power = (vectors.T @ y[:, 0])[::-1] ** 2
+    power = (vectors.T @ y.reshape(-1))[::-1] ** 2
     np.testing.assert_allclose(result.spectra.initial_power, power, rtol=1e-6, atol=1e-12)
     figure = VIEW.panels[[p.graph for p in VIEW.panels].index("spectrum")].draw(chosen, result)
     before = next(t for t in figure["data"] if t["name"].startswith("λ_k/λ₁ before"))
