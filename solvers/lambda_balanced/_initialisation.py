@@ -10,6 +10,11 @@ is to a scaled identity: the best λ is its mean eigenvalue, and the relative de
 λ-balanced start. By Marchenko–Pastur, a Gram matrix of h columns with d rows deviates from its
 mean by about ``2√(h/d)`` of it, so the deviation falls like ``√(h/d)`` only once the outer widths
 dᵢ, dₒ are many times the hidden width h; at equal widths it does not fall at all.
+
+A sweep draws B from its own distribution rather than through the weights: each Gram matrix is
+Wishart, drawn by Bartlett's decomposition from h²/2 numbers instead of d·h (the widest
+network's W₂ alone has 4,000 × 125), which keeps a slider step of the view quick; the weights'
+own draw (:func:`lecun_init`, :func:`operator_balance`) is the tests' independent reference.
 """
 
 from __future__ import annotations
@@ -27,7 +32,9 @@ __all__ = [
     "MAX_LECUN_WIDENING",
     "MAX_LECUN_WIDTH",
     "LecunBalance",
+    "balance_of",
     "lecun_balance",
+    "lecun_balance_matrix",
     "lecun_init",
     "operator_balance",
 ]
@@ -77,19 +84,46 @@ def lecun_init(
     return W1, W2
 
 
+def _gram(rows: int, size: int, rng: np.random.Generator) -> np.ndarray:
+    """``GᵀG`` for a ``rows × size`` matrix G of independent N(0, 1) entries, drawn from its
+    Wishart distribution: for ``rows ≥ size`` by Bartlett's decomposition ``GᵀG = LLᵀ``, L lower
+    triangular with ``L_ii² ~ χ²(rows − i)`` (i = 0 … size − 1) and N(0, 1) below the diagonal,
+    all independent; with fewer rows, from G itself (fewer numbers still)."""
+    if rows < size:
+        G = rng.standard_normal((rows, size))
+        return G.T @ G
+    L = np.tril(rng.standard_normal((size, size)), -1)
+    L[np.diag_indices(size)] = np.sqrt(rng.chisquare(rows - np.arange(size)))
+    return L @ L.T
+
+
+def lecun_balance_matrix(
+    d_in: int, hidden: int, d_out: int, rng: np.random.Generator
+) -> np.ndarray:
+    """The balance matrix ``B = W₂ᵀW₂ − W₁W₁ᵀ`` (h × h) of a LeCun start (:func:`lecun_init`),
+    drawn from its distribution: ``W₂ᵀW₂ = GᵀG/h`` with G of dₒ × h standard normals and
+    ``W₁W₁ᵀ = G'ᵀG'/dᵢ`` with G' of dᵢ × h, independent Wishart matrices (:func:`_gram`)."""
+    return _gram(d_out, hidden, rng) / hidden - _gram(d_in, hidden, rng) / d_in
+
+
+def balance_of(B: np.ndarray) -> tuple[np.ndarray, float, float]:
+    """``(eigenvalues of B, λ, ‖B − λI‖₂ / ‖B‖₂)`` for a symmetric balance matrix B, λ its mean
+    eigenvalue. Both operator norms are largest eigenvalue moduli."""
+    eigenvalues = np.linalg.eigvalsh(B)
+    lam = float(np.mean(eigenvalues))
+    largest = float(np.max(np.abs(eigenvalues)))
+    deviation = float(np.max(np.abs(eigenvalues - lam))) / largest if largest > 0 else 0.0
+    return eigenvalues, lam, deviation
+
+
 def operator_balance(W1: np.ndarray, W2: np.ndarray) -> tuple[np.ndarray, float, float]:
-    """``(eigenvalues of B, λ, ‖B − λI‖₂ / ‖B‖₂)`` for ``B = W₂ᵀW₂ − W₁W₁ᵀ``, λ its mean
-    eigenvalue. B is symmetric, so both operator norms are largest eigenvalue moduli."""
+    """:func:`balance_of` ``B = W₂ᵀW₂ − W₁W₁ᵀ`` for the weights themselves."""
     if W1.ndim != 2 or W2.ndim != 2 or W2.shape[1] != W1.shape[0]:
         raise ValueError(
             f"W1 must be (h, d_in) and W2 (d_out, h) with the same h; got {W1.shape} and "
             f"{W2.shape}."
         )
-    eigenvalues = np.linalg.eigvalsh(W2.T @ W2 - W1 @ W1.T)
-    lam = float(np.mean(eigenvalues))
-    largest = float(np.max(np.abs(eigenvalues)))
-    deviation = float(np.max(np.abs(eigenvalues - lam))) / largest if largest > 0 else 0.0
-    return eigenvalues, lam, deviation
+    return balance_of(W2.T @ W2 - W1 @ W1.T)
 
 
 def lecun_balance(
@@ -98,7 +132,8 @@ def lecun_balance(
     """The balance of ``draws`` LeCun starts at :data:`LECUN_WIDTHS` outer widths
     ``round(factor · (dᵢ, dₒ))``, the factors from 1 to ``widening`` evenly on a log scale, the
     hidden width fixed. Draw ``k`` at the ``i``-th width comes from
-    ``np.random.default_rng([seed, i, k])``, so each cell is reproducible alone."""
+    ``np.random.default_rng([seed, i, k])`` (:func:`lecun_balance_matrix`), so each cell is
+    reproducible alone."""
     d_in = as_positive_int("d_in", d_in, maximum=MAX_LECUN_WIDTH)
     d_out = as_positive_int("d_out", d_out, maximum=MAX_LECUN_WIDTH)
     hidden = as_positive_int("hidden", hidden, maximum=MAX_LECUN_HIDDEN)
@@ -119,8 +154,8 @@ def lecun_balance(
     for i in range(factors.size):
         for k in range(draws):
             rng = np.random.default_rng([seed, i, k])
-            W1, W2 = lecun_init(int(inputs[i]), hidden, int(outputs[i]), rng)
-            eigenvalues, lam[i, k], deviation[i, k] = operator_balance(W1, W2)
+            B = lecun_balance_matrix(int(inputs[i]), hidden, int(outputs[i]), rng)
+            eigenvalues, lam[i, k], deviation[i, k] = balance_of(B)
             if i == k == 0:
                 first = eigenvalues
     return LecunBalance(

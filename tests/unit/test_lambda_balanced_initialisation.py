@@ -69,11 +69,51 @@ def test_the_widening_sets_the_widest_network():
 
 def test_each_draw_is_reproducible_from_its_own_seed():
     sweep = lb.lecun_balance(6, 5, 7, seed=3, draws=2)
-    W1, W2 = lb.lecun_init(4 * 6, 5, 4 * 7, np.random.default_rng([3, 2, 1]))
-    _, lam, deviation = lb.operator_balance(W1, W2)
+    B = lb.lecun_balance_matrix(4 * 6, 5, 4 * 7, np.random.default_rng([3, 2, 1]))
+    _, lam, deviation = lb.balance_of(B)
     assert (sweep.lam[2, 1], sweep.deviation[2, 1]) == (lam, deviation)
-    first, _, _ = lb.operator_balance(*lb.lecun_init(6, 5, 7, np.random.default_rng([3, 0, 0])))
+    first, _, _ = lb.balance_of(lb.lecun_balance_matrix(6, 5, 7, np.random.default_rng([3, 0, 0])))
     np.testing.assert_array_equal(sweep.eigenvalues, first)
+
+
+def _from_weights(shape, rng: np.random.Generator) -> np.ndarray:
+    W1, W2 = lb.lecun_init(*shape, rng)
+    return W2.T @ W2 - W1 @ W1.T
+
+
+def _draws(shape, through_weights: bool, count: int, seed: int) -> np.ndarray:
+    """``count`` balance matrices of LeCun starts of ``shape``, drawn through the weights
+    (:func:`lecun_init`) or from B's distribution (:func:`lecun_balance_matrix`)."""
+    rng = np.random.default_rng(seed)
+    draw = _from_weights if through_weights else (lambda s, r: lb.lecun_balance_matrix(*s, r))
+    return np.array([draw(shape, rng) for _ in range(count)])
+
+
+@pytest.mark.parametrize("shape", [(30, 8, 50), (3, 8, 20), (8, 8, 8)])
+def test_the_balance_matrix_drawn_from_its_distribution_is_that_of_the_weights(shape):
+    """B drawn by Bartlett's decomposition (or from G where a layer has fewer rows than h)
+    against B computed from LeCun weights: the entries' mean (dₒ/h − 1)·I and variances
+    (off the diagonal dₒ/h² + 1/dᵢ, on it twice that) as Wick's theorem gives them, and the
+    distributions of λ and of the deviation (two-sample Kolmogorov–Smirnov)."""
+    from scipy.stats import ks_2samp
+
+    d_in, hidden, d_out = shape
+    drawn = _draws(shape, through_weights=False, count=4000, seed=1)
+    weights = _draws(shape, through_weights=True, count=4000, seed=2)
+    off = ~np.eye(hidden, dtype=bool)
+    variance = d_out / hidden**2 + 1 / d_in
+    for sample in (drawn, weights):
+        mean = sample.mean(axis=0)
+        np.testing.assert_allclose(
+            np.diag(mean), d_out / hidden - 1, atol=5 * np.sqrt(2 * variance / 4000)
+        )
+        assert np.all(np.abs(mean[off]) < 5 * np.sqrt(variance / 4000))
+        assert sample[:, off].var() == pytest.approx(variance, rel=0.05)
+        assert np.diagonal(sample, axis1=1, axis2=2).var() == pytest.approx(2 * variance, rel=0.08)
+    for measure in (1, 2):  # λ, the deviation
+        a = [lb.balance_of(B)[measure] for B in drawn[:1500]]
+        b = [lb.balance_of(B)[measure] for B in weights[:1500]]
+        assert ks_2samp(a, b).pvalue > 1e-3
 
 
 @pytest.mark.parametrize(
