@@ -613,7 +613,7 @@
        * and hide the job's bar */
       cancelled: function (clicks, timing) {
         if (!clicks) { return [noUpdate(), noUpdate()]; }
-        return ["Cancelled: the plots show the last finished result.", true];
+        return ["Cancelled: the plots keep what they showed before.", true];
       },
 
       /* frame slider or new frames → the cursors and the label. New frames come with plots

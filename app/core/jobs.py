@@ -90,8 +90,10 @@ MAX_TRIES = 2
 SUBMIT_ATTEMPTS = 3
 
 #: the page's status line while a job computes its plots
-JOB_STATUS = "Computing in the background (progress below); the plots show the last result."
-CANCELLED = "Cancelled: the plots show the last finished result."
+JOB_STATUS = (
+    "Computing in the background (progress below); the plots keep what they showed until it ends."
+)
+CANCELLED = "Cancelled: the plots keep what they showed before."
 LOST = (
     "The computation stopped without an answer (its worker stopped or restarted). "
     "Retry to compute it again."
