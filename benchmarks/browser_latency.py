@@ -28,6 +28,11 @@ background job of a second or two, tests/e2e/test_jobs.py):
 With ``--students N`` the drag is measured again while N simulated students (``tests.load``)
 drag sliders on the same server.
 
+With ``--summary``, only a sentence of the step to paint and the drag's quiet against the
+targets (the README's): a view of a 3-D scene (single-neuron) steps within 150 ms median and
+300 ms at most and is quiet within 500 ms of a drag's release; a view of flat plots steps
+within 120 ms median.
+
 With ``--load``, the first load of every page instead (the views, the start page, the paper
 figures), each in a fresh browser context (nothing cached in the browser; the server's result
 cache warm after the first of ``--loads`` loads): from navigation to the **first plot** drawn with
@@ -446,7 +451,8 @@ def _options() -> argparse.Namespace:
     parser.add_argument(
         "--summary",
         action="store_true",
-        help="with --load: at both sizes, only the slowest pages' sentence (the README's)",
+        help="only a sentence of the figures against their targets (the README's); with "
+        "--load: at both sizes, only the slowest pages' sentence",
     )
     _markdown().add_option(parser)
     return parser.parse_args()
@@ -504,7 +510,83 @@ def _loads(browser, url: str, options: argparse.Namespace) -> None:
     print(load_summary("On a phone (390 × 844)" if options.phone else "At 1400 × 1000", measured))
 
 
+#: the step targets (ms): median and largest step to paint of a view with a 3-D scene, and the
+#: quiet after its drag's release; the median step of a view of flat plots
+SCENE_TARGETS = (150, 300, 500)
+FLAT_TARGET = 120
+#: the views with a 3-D scene (the single-neuron view's parameter space)
+SCENE_VIEWS = frozenset({"single-neuron"})
+SUMMARY_COLUMNS = (
+    "view",
+    "step to paint: median (ms)",
+    "max (ms)",
+    "quiet after a drag's release (ms)",
+    "meets its target",
+)
+
+
+def meets(view, figures: dict) -> bool:
+    """Whether a view's steps (and, with a 3-D scene, its drag) meet their targets."""
+    painted = figures["to_paint"]
+    median = statistics.median(painted)
+    if view.key not in SCENE_VIEWS:
+        return median <= FLAT_TARGET
+    scene_median, scene_max, scene_quiet = SCENE_TARGETS
+    return median <= scene_median and painted[-1] <= scene_max and figures["settle"] <= scene_quiet
+
+
+def step_summary(measured: dict, views: list) -> str:
+    """The README's sentence: the 3-D scene's figures, then the flat views' range and those
+    over their target."""
+    parts = []
+    flat = [v for v in views if v.key not in SCENE_VIEWS]
+    for view in [v for v in views if v.key in SCENE_VIEWS]:
+        figures = measured[view.key]
+        parts.append(
+            f"the 3-D scene ({view.key}) {statistics.median(figures['to_paint']):.0f} ms, at most "
+            f"{figures['to_paint'][-1]:.0f}, and quiet {figures['settle']:.0f} ms after a "
+            f"drag's release (targets {', '.join(map(str, SCENE_TARGETS))} ms: "
+            f"{'met' if meets(view, figures) else 'not met'})"
+        )
+    if flat:
+        medians = {v.key: statistics.median(measured[v.key]["to_paint"]) for v in flat}
+        over = sorted((m, k) for k, m in medians.items() if m > FLAT_TARGET)
+        parts.append(
+            f"the {len(flat)} views of flat plots {min(medians.values()):.0f}–"
+            f"{max(medians.values()):.0f} ms, {len(flat) - len(over)} of them within the target "
+            f"of {FLAT_TARGET} ms"
+            + (
+                f" (over it: {', '.join(f'{k} {m:.0f}' for m, k in reversed(over))})"
+                if over
+                else ""
+            )
+        )
+    return "A slider step to the paint, medians: " + "; ".join(parts)
+
+
+def _step_summary(browser, url: str, options: argparse.Namespace) -> None:
+    views, measured, rows = [v for v in VIEWS if v.key in options.views], {}, []
+    for view in views:
+        figures = measured[view.key] = measure(browser, url, view, options.steps, 0)
+        painted = figures["to_paint"]
+        rows.append(
+            [
+                view.key,
+                f"{statistics.median(painted):.0f}",
+                f"{painted[-1]:.0f}",
+                f"{figures['settle']:.0f}",
+                "yes" if meets(view, figures) else "no",
+            ]
+        )
+        if not options.markdown:
+            print(table(SUMMARY_COLUMNS, rows[-1:], False).splitlines()[-1], flush=True)
+    print(step_summary(measured, views) + f"; {options.steps} steps each.")
+
+
 def _steps(browser, url: str, options: argparse.Namespace) -> None:
+    if options.summary:
+        _step_summary(browser, url, options)
+        return
     if not options.markdown:
         print(
             f"gunicorn (Procfile settings) and headless Chromium, {options.steps} steps per "
