@@ -15,12 +15,6 @@ SEEDS = range(8)
 
 #: card key → in how many of :data:`SEEDS` its claim holds
 SEED_DEPENDENT: dict[str, int] = {
-    "networks--fig-1-relu-alignment-feature-learning": 7,
-    "networks--fig-1-linear-exact-alignment": 6,
-    "networks--fig-1-relu-kernel-phase": 6,
-    "networks--fig-1-leaky-relu-alignment-feature-learning": 7,
-    "networks--fig-1-sigmoid-alignment-feature-learning": 7,
-    "networks--fig-1-swish-alignment-feature-learning": 7,
     "networks--fig-4-kernel-specialization-ten-digits": 7,
     "networks--fig-6-depth-2-alignment-and-gamma": 7,
 }

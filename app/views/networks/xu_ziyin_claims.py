@@ -28,6 +28,16 @@ def _zeta(run: Run, pair: int = 0) -> np.ndarray:
     return run.curves.zeta[:, pair]
 
 
+#: ζ of two independent Gaussian layers is of order 1/√d: "≈ 0" means below this many 1/√d
+#: (at d = 200 the draws of seeds 0–7 start at 0.003–0.12, i.e. up to 1.7/√d)
+CHANCE = 3.0
+
+
+def _chance(controls: Any) -> float:
+    """The level below which ζ counts as ≈ 0: :data:`CHANCE` times 1/√d."""
+    return CHANCE / np.sqrt(controls.width)
+
+
 def _fitted(run: Run, factor: float) -> Evidence:
     """The training loss fell by at least ``factor``."""
     loss = run.curves.loss
@@ -37,7 +47,11 @@ def _fitted(run: Run, factor: float) -> Evidence:
 def _aligns(controls: Any, run: Run) -> Evidence:
     zeta = _zeta(run)
     return all_of(
-        Evidence(abs(zeta[0]) < 0.1 and zeta[-1] > 0.9, f"ζ climbs {zeta[0]:.3f} → {zeta[-1]:.3f}"),
+        Evidence(
+            abs(zeta[0]) < _chance(controls) and zeta[-1] > 0.9,
+            f"ζ climbs {zeta[0]:.3f} → {zeta[-1]:.3f} (chance level 1/√d = "
+            f"{1 / np.sqrt(controls.width):.3f})",
+        ),
         _fitted(run, 50),
     )
 
@@ -71,39 +85,74 @@ def disalignment(activation: str) -> Claim:
     )
 
 
+def _kernel_moved(run: Run) -> float:
+    """The most the NTK on the training points moves during the run, ``‖K_t − K₀‖/‖K₀‖``,
+    from the recorded ``S = 1 − cos(K₀, K_t)`` and ``r = ‖K_t‖/‖K₀‖``:
+    ``‖K_t − K₀‖²/‖K₀‖² = (r − 1)² + 2rS``."""
+    curves = run.curves
+    ratio = curves.kernel_norm / curves.kernel_norm[0]
+    return float(np.max(np.sqrt((ratio - 1) ** 2 + 2 * ratio * curves.kernel_distance)))
+
+
 def _kernel_phase(controls: Any, run: Run) -> Evidence:
-    zeta, moved = _zeta(run), float(run.curves.kernel_distance[-1])
+    """The kernel phase: the NTK moves by O(1/√d) of itself (3–12 % over seeds 0–7 at d = 200,
+    0.45–1.8 times 1/√d, where the feature-learning phase's grows by 300–360 %)."""
+    zeta, moved = _zeta(run), _kernel_moved(run)
     return all_of(
         Evidence(zeta[-1] < 0.4, f"ζ only reaches {zeta[-1]:.3f} (from {zeta[0]:.3f})"),
-        Evidence(moved < 1e-3, f"the kernel moves by S = {num(moved, '.2g')}"),
+        Evidence(
+            moved < _chance(controls),
+            f"the kernel moves by at most ‖K_t − K₀‖/‖K₀‖ = {moved:.3f} (1/√d = "
+            f"{1 / np.sqrt(controls.width):.3f})",
+        ),
         _fitted(run, 50),
     )
 
 
 FIG_1_KERNEL = Claim(
     "In the kernel phase (γ = 1/√d) the ReLU network's layers align far less — ζ stays well "
-    "below 1 — and its kernel barely moves while the loss is fitted.",
+    "below 1 — and its kernel barely moves (by of order 1/√d of itself) while the loss is fitted.",
     _kernel_phase,
 )
 
 
+def _slope(x: np.ndarray, f: np.ndarray) -> float:
+    """The slope of a linear network's function f(x) = βx, from its values on a grid."""
+    return float(x @ f / (x @ x))
+
+
+def _signed_exact_zeta(run: Run) -> np.ndarray:
+    """The exact ζ = uᵀw/(‖u‖‖w‖) with its sign. The view draws |ζ|; a linear network's slope
+    is γuᵀw, so ζ starts with the sign of the initial slope and, once the positive slope is
+    fitted, ends positive. Starting negative, a monotone ζ is negative until it crosses 0,
+    where |ζ| has its minimum: the part before that minimum takes the minus sign."""
+    zeta = np.array(run.bridge.zeta, dtype=float)
+    line = run.line
+    if line is not None and _slope(line.x, line.initial) < 0:
+        zeta[: int(np.argmin(zeta))] *= -1
+    return zeta
+
+
 def _exact_through_descent(controls: Any, run: Run) -> Evidence:
-    bridge, t = run.bridge, run.curves.t
+    bridge, t, line = run.bridge, run.curves.t, run.line
     exact = np.array([value_at(bridge.t, bridge.zeta, time) for time in t])
     apart = float(np.max(np.abs(exact - _zeta(run))))
-    rising = bool(np.all(np.diff(bridge.zeta) >= -1e-12))
+    signed = _signed_exact_zeta(run)
+    rising = bool(np.all(np.diff(signed) >= -1e-12))
+    ends_positive = line is not None and _slope(line.x, line.final) > 0
     return all_of(
         Evidence(apart < 0.05, f"gradient descent's ζ stays within {apart:.3f} of the exact one"),
         Evidence(
-            rising and bridge.zeta[0] < 0.1 and bridge.zeta[-1] > 0.8,
-            f"the exact ζ climbs monotonically {bridge.zeta[0]:.3f} → {bridge.zeta[-1]:.3f}",
+            rising and ends_positive and abs(signed[0]) < _chance(controls) and signed[-1] > 0.8,
+            f"the exact ζ climbs monotonically {signed[0]:.3f} → {signed[-1]:.3f} (chance "
+            f"level 1/√d = {1 / np.sqrt(controls.width):.3f})",
         ),
     )
 
 
 FIG_1_LINEAR = Claim(
     "For the linear network the exact finite-width solution (their equation 14) runs through "
-    "gradient descent's points: ζ climbs monotonically from ≈ 0 to ≈ 0.9.",
+    "gradient descent's points: ζ = uᵀw/(‖u‖‖w‖) climbs monotonically from ≈ 0 to ≈ 0.9.",
     _exact_through_descent,
 )
 
@@ -114,12 +163,18 @@ FIG_1_PAPER = (
     "rates chosen to converge; lines their eq. 14 for the linear network."
 )
 FIG_1_DIFFERS = (
-    "Width 200 instead of 10⁴ (the view's cap), full-batch gradient descent for 2,000 steps, "
+    "Width 200 instead of 10⁴ (the view's cap), full-batch gradient descent for 2,000–4,000 steps, "
     "no biases."
 )
+FIG_1_LINEAR_DIFFERS = (
+    f"{FIG_1_DIFFERS} The card draws |ζ| (the paper's ‖UW‖/(‖U‖‖W‖) for deeper networks): "
+    "where the layers happen to start slightly anti-aligned (ζ < 0, as in seeds 3 and 7) it "
+    "first dips to 0 as ζ crosses it, then climbs."
+)
 FIG_1_KERNEL_DIFFERS = (
-    "Width 200 instead of 10⁴: in the kernel phase ζ's rise shrinks like 1/√d, so at this width "
-    "it is still visible (≈ 0.3), where the paper's is negligible."
+    "Width 200 instead of 10⁴: in the kernel phase ζ's rise and the kernel's change shrink like "
+    "1/√d, so at this width they are still visible (ζ ≈ 0.3, the kernel moving by 3–12 %), "
+    "where the paper's are negligible."
 )
 
 
@@ -188,8 +243,6 @@ def _last_decade(run: Run) -> tuple[float, float, float]:
     return fall, 1 - value_at(curves.t, _zeta(run), tenth), 1 - float(_zeta(run)[-1])
 
 
-#: ζ of two independent Gaussian layers is of order 1/√d: "≈ 0" means below this many 1/√d
-CHANCE = 3.0
 #: over the last decade of time the loss may fall by this share at most ("settled") while
 #: 1 − ζ must fall at least to this share of itself
 SETTLED, HALVES = 0.1, 0.6
@@ -198,7 +251,7 @@ SETTLED, HALVES = 0.1, 0.6
 def _aligns_after_the_loss(controls: Any, run: Run) -> Evidence:
     zeta = _zeta(run)
     fall, before, after = _last_decade(run)
-    chance = CHANCE / np.sqrt(controls.width)
+    chance = _chance(controls)
     return all_of(
         Evidence(
             zeta[0] < chance and zeta[-1] > 0.95,
