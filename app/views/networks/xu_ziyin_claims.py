@@ -111,7 +111,7 @@ def _kernel_phase(controls: Any, run: Run) -> Evidence:
 
 FIG_1_KERNEL = Claim(
     "In the kernel phase (γ = 1/√d) the ReLU network's layers align far less — ζ stays well "
-    "below 1 — and its kernel barely moves (by of order 1/√d of itself) while the loss is fitted.",
+    "below 1 — and its kernel barely moves, by a share of order 1/√d, while the loss is fitted.",
     _kernel_phase,
 )
 
