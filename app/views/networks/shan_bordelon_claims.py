@@ -195,11 +195,13 @@ FIG_4_PAPER = (
     "off-diagonal entries."
 )
 FIG_4_DIFFERS = (
-    "Width 100 on 50 of the 8 × 8 digits (five or so per class; n·10 ≤ 1 000 keeps the NTK "
-    "tractable), σ = 0.5 (smaller initial weights: more feature learning in 3 000 full-batch "
-    "steps). The diagonal stands out on average in every seed tried (0–2: 1.34–1.37 against "
-    "0.96), but a class's own kernel is the best aligned with it in only 4 to 7 of the ten "
-    "columns."
+    "Width 100 on 100 of the 8 × 8 digits (ten or so per class; n·10 = 1 000 is the widest NTK "
+    "the view takes, and a draw of 50 can miss a class altogether), σ = 0.5 (smaller initial "
+    "weights: more feature learning in 3 000 full-batch steps). Over seeds 0–7 the diagonal "
+    "averages 1.32–1.72 against 0.92–0.96 off it (0.98–1.03 before training), and a class's "
+    "own kernel is the better aligned with it in 79–90 of the 90 pairs, the best of all in 5 "
+    "to 10 of the ten columns. A linear network of the same size does not specialize (its KSM "
+    "stays at 1), as in the paper's Fig. 4B."
 )
 
 # -- Fig. 6: depth ----------------------------------------------------------------------------
@@ -218,21 +220,34 @@ def _at_depth(controls: Any, depth: int) -> Run:
 
 def _rise(run: Run) -> tuple[float, float, float]:
     """(final alignment, time it first rises RISE above its start, γ from the final alignment
-    — the paper's estimate, their eq. 20: the fit to the whole curve is undetermined where the
-    two-layer network's alignment hardly moves, as in seed 2)."""
+    — the paper's estimate, their eq. 20, which needs no fit of the curve's time course)."""
     curves = run.curves
     start = float(curves.alignment[0])
     begins = crossing_time(curves.t, curves.alignment, start + RISE)
     return float(curves.alignment[-1]), begins, run.fit.gamma_final
 
 
+#: the two-layer network's alignment must end at least this many times its start (a lazy one —
+#: width 200 from σ = 2, steps of 0.05 — ends at most 1.08× it over seeds 0–7; KGD's stays put)
+ALIGNS = 1.25
+#: the whole-curve fit's γ and the final alignment's (eq. 20) must agree within this factor
+AGREES = 1.5
+
+
 def _fitted(controls: Any, run: Run) -> Evidence:
     curves, fit = run.curves, run.fit
     start, end = float(curves.alignment[0]), float(curves.alignment[-1])
-    return Evidence(
-        end > start + 0.1 and fit.determined and fit.residual < 0.05,
-        f"A rises from {num(start)} to {num(end)}; the fitted γ = {num(fit.gamma)} (from the "
-        f"final alignment alone: {num(fit.gamma_final)}), rms misfit {num(fit.residual, '.2g')}",
+    ratio = fit.gamma / fit.gamma_final if fit.gamma_final > 0 else math.inf
+    return all_of(
+        Evidence(
+            end > ALIGNS * start,
+            f"A goes from {num(start)} to {num(end)} ({num(end / start, '.3g')}× its start)",
+        ),
+        Evidence(
+            fit.determined and fit.residual < 0.05 and 1 / AGREES < ratio < AGREES,
+            f"the fit to the whole curve gives γ = {num(fit.gamma)} (rms misfit "
+            f"{num(fit.residual, '.2g')}), the final alignment alone {num(fit.gamma_final)}",
+        ),
     )
 
 
@@ -265,8 +280,10 @@ def _deeper(controls: Any, run: Run) -> Evidence:
 
 
 FIG_6_SHALLOW = Claim(
-    "The two-layer network's kernel aligns with the task, and optimal feature evolution fitted "
-    "to its alignment curve determines its feature-learning rate γ.",
+    "The two-layer network's kernel aligns with the task, its alignment ending at least a "
+    "quarter above its start, and optimal feature evolution fitted to the whole curve follows "
+    "it and gives about the same feature-learning rate γ as the paper's estimate from the "
+    "final alignment (their equation 20).",
     _fitted,
 )
 FIG_6_DEEPER = Claim(
@@ -282,13 +299,13 @@ FIG_6_PAPER = (
 )
 FIG_6_DIFFERS = (
     "Width 50 on 100 of the 8 × 8 digits, 4 against 9 (y = ±1: the fit takes an NTK at most "
-    "200 wide, and ten outputs would make it 1 000), "
-    "NTK scaling, 1 000 full-batch steps of 0.2, seed 1. The depth-2 card fits γ to the whole "
-    "alignment curve; the deeper cards compare γ from the final alignment, as the paper does "
-    "(the whole-curve fit is in the evidence; it is undetermined where the two-layer network's "
-    "alignment hardly moves, as in seed 2). Over seeds 0–7 depths "
-    "4 and 5 both learn faster than depth 2, but between 4 and 5 the order changes from draw "
-    "to draw: depth 5's γ is larger in six seeds, its alignment ends higher in seven and starts "
-    "to rise earlier in four — the paper's γ rising with every added layer is not resolved at "
-    "this size."
+    "200 wide, and ten outputs would make it 1 000), NTK scaling, 3 000 full-batch steps of "
+    "0.2 (to t = 600, where the two-layer network's alignment has nearly levelled off), seed "
+    "1. The deeper cards compare γ from the final alignment, as the paper does; the depth-2 "
+    "card also fits optimal feature evolution to the whole curve, which gives γ within 25 % of "
+    "that estimate in seeds 0–7. The two-layer network's alignment ends at 1.4–2.2× its start, "
+    "the deeper ones' at 2–9×. Over seeds 0–7 depths 4 and 5 both learn faster than depth 2, "
+    "but between 4 and 5 the order changes from draw to draw: depth 5's γ is larger in six "
+    "seeds, its alignment ends higher in seven and starts to rise earlier in four — the "
+    "paper's γ rising with every added layer is not resolved at this size."
 )
