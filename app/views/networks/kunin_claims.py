@@ -4,6 +4,8 @@ the τ × δ map of Fig. 1b."""
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -223,12 +225,25 @@ def _patterns_move(controls: Any, run: Run) -> Evidence:
     )
 
 
+@functools.lru_cache(maxsize=4)
+def _mirrored(controls: Any) -> Run:
+    """The same preset from the reciprocal α (downstream against upstream), computed once per
+    process."""
+    from .results import compute  # the view imports this module
+
+    return compute(dataclasses.replace(controls, balance=1 / controls.balance))
+
+
 def _patterns_stay(controls: Any, run: Run) -> Evidence:
     patterns, kernel, parameters = _distances(run)
+    other = _distances(_mirrored(controls))[2]
+    share = parameters / _initial_size(controls)
     return Evidence(
-        patterns < 0.06 and kernel < 0.01 and parameters > 0.8,
+        patterns < 0.06 and kernel < 0.01 and parameters > other,
         f"{num(100 * patterns, '.1f')}% of the activation patterns change, S(0, t) = "
-        f"{num(kernel, '.3f')}, though the parameters move by {num(parameters, '.2f')}",
+        f"{num(kernel, '.3f')}, though ‖θ(t) − θ(0)‖ = {num(parameters, '.2f')}, against "
+        f"{num(other, '.2f')} from α = {num(1 / controls.balance, '.2g')} "
+        f"({num(100 * share, '.0f')}% of the initial norm here)",
     )
 
 
@@ -238,8 +253,8 @@ FIG_6A_UPSTREAM = Claim(
     _patterns_move,
 )
 FIG_6A_DOWNSTREAM = Claim(
-    "Downstream (α = 1/3) the parameters move further, yet the activation patterns and the "
-    "kernel hardly change.",
+    "Downstream (α = 1/3) the parameter distance ‖θ(t) − θ(0)‖ ends larger than upstream "
+    "(α = 3), yet the activation patterns and the kernel hardly change.",
     _patterns_stay,
 )
 FIG_6A_PAPER = (
@@ -249,7 +264,11 @@ FIG_6A_PAPER = (
 )
 FIG_6A_DIFFERS = (
     "A three-layer ReLU MLP on 100 of the bundled 8 × 8 digits (4 against 9), full-batch, "
-    "3,000 steps, one seed, and two values of α instead of a sweep."
+    "3,000 steps, one seed, and two values of α instead of a sweep. The parameter distance is "
+    "the paper's, the L2 distance between all the parameters: over seeds 0–7 it ends at "
+    "0.98–1.20 downstream against 0.60–0.81 upstream, but relative to the initial norm (about "
+    "31 downstream, 11 upstream, set mostly by the first layer) the downstream network moves "
+    "less, 3–4 % against 5–7 %."
 )
 
 # -- Fig. 1b and Fig. 10: the τ × δ map -----------------------------------------------------
