@@ -26,9 +26,9 @@ where the model or the setting differs from the paper's, and why.
 
 Every claim of a card with a seed is also checked on seeds 0–7 in CI
 (`tests/integration/test_paper_claims_across_seeds.py`): a claim that holds for its card's seed
-only would teach one draw's accident as the paper's finding. The cards whose claim holds in only
-some of those seeds say so (*Across seeds*, here and on the page; `app/across_seeds.py`) until
-their checks are made robust or their claims narrowed.
+only would teach one draw's accident as the paper's finding. Every card's claim holds in all
+eight; one found to hold in only some would say so (*Across seeds*, here and on the page;
+`app/across_seeds.py`) until its check was made robust or its claim narrowed.
 
 This file is written by `python -m app.papers_table` from the presets (`app/views/*/`); a test
 fails when it differs from what that command writes.
