@@ -129,11 +129,17 @@ def wait_for_no_job(page, view, timeout_ms: int = 60_000) -> None:
 
 
 def wait_for_change(page, view, before: str, what: str, seconds: float = 15.0) -> None:
+    """Until the plots change, within ``seconds`` — or, where the change started a background
+    job (a heavy map: on a busy machine it can take longer than the window), until
+    :data:`AFTER_JOB_GRACE` after the job ended."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         page.wait_for_timeout(60)
         if signature(page, view) != before:
             return
+        if page.evaluate(JOB_RUNNING, f"{view.key}-job-bar"):
+            wait_for_no_job(page, view)
+            deadline = max(deadline, time.monotonic() + AFTER_JOB_GRACE)
     raise AssertionError(f"the plots did not change after {what}")
 
 

