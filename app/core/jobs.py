@@ -58,6 +58,7 @@ __all__ = [
     "JobRecord",
     "JobStatus",
     "Jobs",
+    "job_status",
     "page_parts",
 ]
 
@@ -89,9 +90,10 @@ MAX_TRIES = 2
 #: how often a page's request reads a job's record again that changed while it was replaced
 SUBMIT_ATTEMPTS = 3
 
-#: the page's status line while a job computes its plots
+#: the page's status line while a job computes its plots (:func:`job_status`)
 JOB_STATUS = (
-    "Computing in the background (progress below); the plots keep what they showed until it ends."
+    "Computing in the background ({expected}progress below); the plots keep what they showed "
+    "until it ends."
 )
 CANCELLED = "Cancelled: the plots keep what they showed before."
 LOST = (
@@ -146,6 +148,12 @@ def _wait_text(seconds: float) -> str:
 
 def limit_text(seconds: float) -> str:
     return _wait_text(seconds)
+
+
+def job_status(expected: float | None) -> str:
+    """The status line while a job computes the page's plots, with the view's estimate of its
+    time on one worker where the view gives one (a map of the papers' sizes takes minutes)."""
+    return JOB_STATUS.format(expected="" if expected is None else f"about {_wait_text(expected)}; ")
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,7 @@ from .clicks import ClickPoint, Link
 from .downloads import Tables, to_csv, to_json
 from .embedding import carried
 from .frames import Frames, place
-from .jobs import JOB_STATUS, MALFORMED, NOT_KEPT, JobOutcome, Jobs, Refusal, well_formed
+from .jobs import MALFORMED, NOT_KEPT, JobOutcome, Jobs, Refusal, job_status, well_formed
 from .layout import view_page
 from .panel import Figure, Panel
 from .parts import Parts
@@ -396,7 +396,8 @@ class View(Generic[Controls, Result]):
         started = jobs.submit(self, controls, reply.asked, client, previous=job)
         if isinstance(started, Refusal):
             return reply.waiting("", [*corrections, started.message], started.to_data(reply.asked))
-        return reply.waiting(JOB_STATUS, corrections, started.to_data())
+        expected = self.job_seconds(controls) if self.job_seconds is not None else None
+        return reply.waiting(job_status(expected), corrections, started.to_data())
 
     def _search(self, controls: Controls, page: Any) -> str:
         embed = isinstance(page, dict) and truth(page.get("embed")) is True

@@ -64,7 +64,9 @@ def test_a_heavy_request_starts_a_job_and_keeps_the_plots(recorded, store):
     assert MAP.heavy(HEAVY) and not MAP.heavy(LIGHT)
     found = _ask(recorded)
     assert all(figure is no_update for figure in found.figures)
-    assert found.status == jobs.JOB_STATUS
+    # the status line says how long the view expects the job to take
+    assert found.status == jobs.job_status(MAP.job_seconds(HEAVY))
+    assert f"(about {jobs.limit_text(MAP.job_seconds(HEAVY))}; progress below)" in found.status
     follow = Follow.parse(found.job)
     assert follow is not None and follow.values == MAP.spec.to_controls(HEAVY)
     (record,) = _records(store)
