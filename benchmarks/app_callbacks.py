@@ -8,6 +8,8 @@ fresh folder), then, for each view:
 * **slider move** — the main callback with one slider moved to a fresh random value each time,
   so every request is a cache miss (what a student dragging a slider causes);
 * **repeat** — the same request again (a cache hit: another student on the same settings);
+* **step** — a slider move from a page that shows the move before it (the request names that
+  state, as the page's gate does): the answer is then only the plots' differences;
 * **preset** and **download** — the other server callbacks;
 
 and prints the median and 95th-percentile latency and the response size. The machine is
@@ -77,6 +79,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--requests", type=int, default=60)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--views", nargs="*", help="view keys (default: every view)")
     _markdown.add_option(parser)
     options = parser.parse_args()
     _markdown.start(options.markdown)
@@ -89,7 +92,7 @@ def main() -> None:
             f"{options.requests} requests per row, one at a time"
         )
         print(f"{'callback':44s} {'median':>8s} {'p95':>8s} {'size KB':>9s}   (ms)")
-        for view in VIEWS:
+        for view in [v for v in VIEWS if not options.views or v.key in options.views]:
             preset_callback = next(
                 d for d in dependencies if d["inputs"][0]["id"] == f"{view.key}-preset"
             )
@@ -98,11 +101,17 @@ def main() -> None:
                 for d in dependencies
                 if {"id": f"{view.key}-download", "property": "data"} in split_outputs(d["output"])
             )
-            moves, repeats, time_moves = [], [], []
+            moves, repeats, time_moves, steps = [], [], [], []
+            shown = None
             for _ in range(options.requests):
                 body = view_request(dependencies, view, random_move(view, rng))
                 moves.append(timed(session, url, body))
                 repeats.append(timed(session, url, body))
+                moved = random_move(view, rng)
+                steps.append(
+                    timed(session, url, view_request(dependencies, view, moved, drawn=shown))
+                )
+                shown = moved
                 if "t" in view.spec.by_name:  # a map's time slider, from its defaults
                     moved = {"t": random_value(view.spec.by_name["t"], rng)}
                     body = view_request(dependencies, view, view.spec.with_overrides(moved))
@@ -123,6 +132,7 @@ def main() -> None:
             ]
             print(summarise(f"{view.nav_title}: slider move (uncached)", moves))
             print(summarise(f"{view.nav_title}: same request again (cached)", repeats))
+            print(summarise(f"{view.nav_title}: step from the move before", steps[1:]))
             if time_moves:
                 print(summarise(f"{view.nav_title}: time slider move (uncached)", time_moves))
             print(summarise(f"{view.nav_title}: preset", presets))

@@ -43,6 +43,7 @@ from .layout import view_page
 from .panel import Figure, Panel
 from .parts import Parts
 from .presets import Preset
+from .sent import SentFigures
 from .state import PageState, StateSpec, truth
 from .updates import Answer, Reply, Request, failure_text, figure_updates
 
@@ -177,9 +178,12 @@ class View(Generic[Controls, Result]):
     #: (app/core/parts.py; ``compute_job`` is then ``parts.compute``)
     parts: Parts | None = None
     spec: StateSpec[Controls] = field(init=False, repr=False, compare=False)
+    #: the figures of its last answers in this worker, by state (app/core/sent.py)
+    sent: SentFigures = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "spec", StateSpec(self.controls))
+        object.__setattr__(self, "sent", SentFigures())
         clashes = sorted(set(self.spec.names) & RESERVED_NAMES)
         if clashes:
             raise ValueError(
@@ -367,6 +371,7 @@ class View(Generic[Controls, Result]):
             log.exception("drawing %s failed for %s", self.key, controls)
             return reply.failed([*corrections, failure_text(error)])
         log.debug("%s: %s for %s", self.key, computed.served, reply.asked)
+        self.sent.keep((controls, ask.frame, ask.theme), graphs, figures)
         figures = figure_updates(before, figures)
         return reply.drawn(figures, summary, [*corrections, *notes], frames, stale)
 
@@ -416,11 +421,16 @@ class View(Generic[Controls, Result]):
         drawn: tuple[list, int, str] | None,
         skip: frozenset[str] = frozenset(),
     ) -> list[Figure | None] | None:
-        """The figures the page shows now, redrawn from the cached result (None if unknown or
-        no longer cached: then whole figures are sent; None for the graphs in ``skip``)."""
+        """The figures the page shows now: as this worker sent them, or redrawn from the cached
+        result (None if unknown or no longer cached: then whole figures are sent; None for the
+        graphs in ``skip``)."""
         if drawn is None:
             return None
         controls, _ = self.spec.parse_controls(drawn[0])
+        graphs = [panel.graph for panel in self.panels]
+        kept = self.sent.recall((controls, drawn[1], drawn[2]), graphs, skip)
+        if kept is not None:
+            return kept
         physics = self.spec.physics_key(controls)
         result = cache.get(self.key, physics, self.result_type)
         if result is None:

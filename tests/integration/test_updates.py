@@ -2,7 +2,9 @@
 cursor stays where the page has it."""
 
 from dash import Patch, no_update
+from plotly.io.json import to_json_plotly
 
+from app.cache import ResultCache
 from app.views import lambda_balanced
 from app.views.single_neuron import MAP, TRAJECTORY
 
@@ -45,6 +47,31 @@ def test_a_display_only_change_of_a_map_redraws_one_plot(cache):
     figures = _answer(MAP, cache, after, drawn=before).figures
     assert isinstance(figures[0], Patch) and figures[1] is no_update and figures[2] is no_update
     assert _touched(figures[0]) == {("layout", "annotations")}
+
+
+def test_an_answer_against_the_figures_kept_equals_one_against_a_redraw(cache):
+    before = TRAJECTORY.spec.defaults()
+    after = TRAJECTORY.spec.with_overrides({"lr": 0.02, "delta": 0.7})
+    _answer(TRAJECTORY, cache, before)  # kept by the view, and its result cached
+    kept = [_json(f) for f in _answer(TRAJECTORY, cache, after, drawn=before).figures]
+    TRAJECTORY.sent.clear()
+    redrawn = [_json(f) for f in _answer(TRAJECTORY, cache, after, drawn=before).figures]
+    assert kept == redrawn
+    assert any(f != "no_update" for f in kept)
+    # kept figures stand in for a result the cache no longer has: still only the changes
+    _answer(TRAJECTORY, cache, before)
+    emptied = ResultCache.in_memory()
+    assert kept == [_json(f) for f in _answer(TRAJECTORY, emptied, after, drawn=before).figures]
+    TRAJECTORY.sent.clear()
+    whole = _answer(TRAJECTORY, ResultCache.in_memory(), after, drawn=before).figures
+    assert all(isinstance(f, dict) for f in whole)
+
+
+def _json(update) -> str:
+    """An update as the page receives it (no_update: nothing)."""
+    if update is no_update:
+        return "no_update"
+    return to_json_plotly(update.to_plotly_json() if isinstance(update, Patch) else update)
 
 
 def test_an_unknown_drawn_state_gets_whole_figures(cache):
