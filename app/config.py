@@ -24,13 +24,17 @@ that names the variable and what it accepts (a deployment fails loudly, not half
   — of those, per page; ``UPDATES_PER_CLIENT`` (1) — a page's updates computed at once;
   ``REQUESTS_PER_SECOND`` (40) — a page's callback requests a second (twice that in a burst);
   ``JOB_TIME_LIMIT`` (3600) — the longest any job may run, in seconds.
+* ``MAP_SECONDS`` (600, or half of ``JOB_TIME_LIMIT`` if less) — the longest a networks map may
+  train, as this machine's estimate in seconds of one core: a larger map is coarsened and its
+  steps cut (app/views/networks/map.py). At most half of ``JOB_TIME_LIMIT`` (a job may use
+  twice its estimate). The web processes and the workers read it from the same environment.
 * ``FRAME_ANCESTORS`` — pages allowed to embed the app in an iframe
   (``https://canvas.example.edu``); unset, any page may.
 * ``DASH_URL_BASE_PATHNAME`` — serve under a path prefix (``/lazy-rich/``); or
   ``DASH_REQUESTS_PATHNAME_PREFIX`` with ``DASH_ROUTES_PATHNAME_PREFIX`` when a proxy rewrites
   the prefix.
 
-The README has the full table, with the server's own variables (``gunicorn.conf.py``).
+docs/deploying.md has the full table, with the server's own variables (``gunicorn.conf.py``).
 """
 
 from __future__ import annotations
@@ -42,13 +46,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-__all__ = ["CACHE_TYPES", "Settings"]
+__all__ = ["CACHE_TYPES", "MAP_SECONDS", "Settings", "map_seconds"]
 
 CACHE_TYPES = ("FileSystemCache", "SimpleCache", "RedisCache", "NullCache")
 
 #: a request body larger than this is refused (413): the largest real callback request is a
 #: few kilobytes
 MAX_REQUEST_BYTES = 1 << 20
+
+#: the networks map's time budget unless ``MAP_SECONDS`` says otherwise (s of one core)
+MAP_SECONDS = 600
 
 #: Redis must answer quickly or be skipped: a slow cache must not make a page slow
 REDIS_TIMEOUT_SECONDS = 0.5
@@ -75,6 +82,29 @@ def _integer(env: Mapping[str, str], name: str, default: int, low: int, high: in
     if not low <= value <= high:
         raise ValueError(f"{name} must be between {low} and {high}; got {value}.")
     return value
+
+
+def map_seconds(env: Mapping[str, str] | None = None) -> int:
+    """The networks map's time budget, ``MAP_SECONDS`` (read where a map is computed: the web
+    processes and the job workers share the environment); unset, 600 s or half of
+    ``JOB_TIME_LIMIT`` if that is less."""
+    env = os.environ if env is None else env
+    longest = _integer(env, "JOB_TIME_LIMIT", Settings.job_time_limit, 60, 86_400)
+    # (at least 30 s: the paper-figures page's maps take ~8 s and must not be cut)
+    return _integer(env, "MAP_SECONDS", min(MAP_SECONDS, longest // 2), 30, 43_200)
+
+
+def _job_limits(env: Mapping[str, str]) -> tuple[int, int]:
+    """(``JOB_TIME_LIMIT``, ``MAP_SECONDS``), the second at most half the first."""
+    longest = _integer(env, "JOB_TIME_LIMIT", Settings.job_time_limit, 60, 86_400)
+    budget = map_seconds(env)
+    if 2 * budget > longest:
+        raise ValueError(
+            f"MAP_SECONDS = {budget} needs JOB_TIME_LIMIT of at least {2 * budget} (a job may "
+            f"use twice its estimate before it is stopped); it is {longest}. Raise "
+            "JOB_TIME_LIMIT or lower MAP_SECONDS."
+        )
+    return longest, budget
 
 
 def _switch(env: Mapping[str, str], name: str, default: bool) -> bool:
@@ -161,6 +191,8 @@ class Settings:
     requests_per_second: int = 40
     #: the longest any background job may run (s); each job's own limit is from its estimate
     job_time_limit: int = 3600
+    #: the longest a networks map may train (s of one core, estimated): :func:`map_seconds`
+    map_seconds: int = MAP_SECONDS
     #: compress answers (scripts once per worker, callback answers as they go)
     compress: bool = True
     cache_redis_url: str | None = None
@@ -206,6 +238,7 @@ class Settings:
                 "or DASH_REQUESTS_PATHNAME_PREFIX/DASH_ROUTES_PATHNAME_PREFIX (a proxy rewrites "
                 "the prefix), not both."
             )
+        job_time_limit, budget = _job_limits(env)
         return cls(
             cache_type=cache_type,
             cache_dir=cache_dir,
@@ -218,7 +251,8 @@ class Settings:
             job_queue=_integer(env, "JOB_QUEUE", cls.job_queue, 1, 10_000),
             jobs_per_client=_integer(env, "JOBS_PER_CLIENT", cls.jobs_per_client, 1, 100),
             updates_per_client=_integer(env, "UPDATES_PER_CLIENT", cls.updates_per_client, 1, 64),
-            job_time_limit=_integer(env, "JOB_TIME_LIMIT", cls.job_time_limit, 60, 86_400),
+            job_time_limit=job_time_limit,
+            map_seconds=budget,
             requests_per_second=_integer(
                 env, "REQUESTS_PER_SECOND", cls.requests_per_second, 1, 100_000
             ),

@@ -52,7 +52,6 @@ if TYPE_CHECKING:
     from .view import View
 
 __all__ = [
-    "JOB_STATUS",
     "JobLimits",
     "JobOutcome",
     "JobRecord",
@@ -91,7 +90,7 @@ MAX_TRIES = 2
 SUBMIT_ATTEMPTS = 3
 
 #: the page's status line while a job computes its plots (:func:`job_status`)
-JOB_STATUS = (
+_JOB_STATUS = (
     "Computing in the background ({expected}progress below); the plots keep what they showed "
     "until it ends."
 )
@@ -153,7 +152,8 @@ def limit_text(seconds: float) -> str:
 def job_status(expected: float | None) -> str:
     """The status line while a job computes the page's plots, with the view's estimate of its
     time on one worker where the view gives one (a map of the papers' sizes takes minutes)."""
-    return JOB_STATUS.format(expected="" if expected is None else f"about {_wait_text(expected)}; ")
+    said = "" if expected is None else f"about {_wait_text(expected)}; "
+    return _JOB_STATUS.format(expected=said)
 
 
 @dataclass(frozen=True)
@@ -392,7 +392,7 @@ class Jobs:
     # -- starting ---------------------------------------------------------------------------
 
     def setting(self, view: View, controls: Any) -> str:
-        return f"{view.key}:{digest(view.spec.physics_key(controls))}"
+        return f"{view.key}:{digest(view.result_key(controls))}"
 
     def submit(
         self, view: View, controls: Any, asked: list, client: str, previous: Any = None

@@ -177,6 +177,9 @@ class View(Generic[Controls, Result]):
     #: a job's result made of independent parts, which the job workers share
     #: (app/core/parts.py; ``compute_job`` is then ``parts.compute``)
     parts: Parts | None = None
+    #: what its results depend on besides the controls: a deployment's setting (the network
+    #: map's time budget, app/config.py ``MAP_SECONDS``), part of their cache keys and jobs
+    context: Callable[[], tuple] | None = None
     spec: StateSpec[Controls] = field(init=False, repr=False, compare=False)
     #: the figures of its last answers in this worker, by state (app/core/sent.py)
     sent: SentFigures = field(init=False, repr=False, compare=False)
@@ -225,9 +228,8 @@ class View(Generic[Controls, Result]):
             timing.append(1e3 * (time.perf_counter() - start))
             return result
 
-        result = cache.get_or_compute(
-            self.key, self.spec.physics_key(controls), compute, self.result_type
-        )
+        key, result_type = self._cache_key(controls)
+        result = cache.get_or_compute(self.key, key, compute, result_type)
         return Computed(result, timing[0] if timing else None)
 
     def preset_named(self, name: Any) -> Preset | None:
@@ -371,7 +373,7 @@ class View(Generic[Controls, Result]):
             log.exception("drawing %s failed for %s", self.key, controls)
             return reply.failed([*corrections, failure_text(error)])
         log.debug("%s: %s for %s", self.key, computed.served, reply.asked)
-        self.sent.keep((controls, ask.frame, ask.theme), graphs, figures)
+        self.sent.keep(self._shown(controls, ask.frame, ask.theme), graphs, figures)
         figures = figure_updates(before, figures)
         return reply.drawn(figures, summary, [*corrections, *notes], frames, stale)
 
@@ -412,8 +414,18 @@ class View(Generic[Controls, Result]):
         """The embed flags of ``page`` that fit this view (app/core/embedding.py)."""
         return carried(page, self.spec.names, [panel.graph for panel in self.panels])
 
+    def result_key(self, controls: Controls) -> tuple:
+        """What determines the result of ``controls``: their physics fields, and the view's
+        :attr:`context` (the cache key; a job's setting)."""
+        physics = self.spec.physics_key(controls)
+        return physics if self.context is None else (*physics, *self.context())
+
+    def _shown(self, controls: Controls, frame: int, theme: str) -> tuple:
+        """A state of the page, as its figures are kept (app/core/sent.py)."""
+        return (controls, frame, theme, () if self.context is None else self.context())
+
     def _cache_key(self, controls: Controls) -> tuple[tuple, Any]:
-        return self.spec.physics_key(controls), self.result_type
+        return self.result_key(controls), self.result_type
 
     def _drawn(
         self,
@@ -428,11 +440,10 @@ class View(Generic[Controls, Result]):
             return None
         controls, _ = self.spec.parse_controls(drawn[0])
         graphs = [panel.graph for panel in self.panels]
-        kept = self.sent.recall((controls, drawn[1], drawn[2]), graphs, skip)
+        kept = self.sent.recall(self._shown(controls, drawn[1], drawn[2]), graphs, skip)
         if kept is not None:
             return kept
-        physics = self.spec.physics_key(controls)
-        result = cache.get(self.key, physics, self.result_type)
+        result = cache.get(self.key, *self._cache_key(controls))
         if result is None:
             return None
         # (the matrices of graphs not drawn are not needed either: they may cost a computation)

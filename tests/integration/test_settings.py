@@ -2,7 +2,7 @@
 
 import pytest
 
-from app.config import Settings, frame_ancestors
+from app.config import Settings, frame_ancestors, map_seconds
 
 
 def test_defaults_need_nothing_set_up():
@@ -13,6 +13,17 @@ def test_defaults_need_nothing_set_up():
     config = settings.flask_caching_config()
     assert config["CACHE_TYPE"] == "FileSystemCache" and config["CACHE_DIR"]
     assert Settings.from_env({"CACHE_RETRY_AFTER": "5"}).cache_retry_after == 5
+    assert settings.map_seconds == 600 and settings.job_time_limit == 3600
+
+
+def test_a_longer_map_budget_comes_with_a_longer_job_limit():
+    env = {"MAP_SECONDS": "4200", "JOB_TIME_LIMIT": "8400"}
+    settings = Settings.from_env(env)
+    assert (settings.map_seconds, settings.job_time_limit) == (4200, 8400)
+    assert map_seconds(env) == 4200 and map_seconds({}) == 600
+    # a shorter job limit shortens the default budget with it
+    assert map_seconds({"JOB_TIME_LIMIT": "600"}) == 300
+    assert Settings.from_env({"JOB_TIME_LIMIT": "600"}).map_seconds == 300
 
 
 def test_a_redis_url_selects_the_redis_cache_with_short_timeouts():
@@ -43,6 +54,9 @@ def test_a_redis_url_selects_the_redis_cache_with_short_timeouts():
         ({"FRAME_ANCESTORS": "'none' https://a.edu"}, "cannot be combined"),
         ({"DASH_URL_BASE_PATHNAME": "demo/x y"}, "must be a path"),
         ({"DASH_URL_BASE_PATHNAME": "/a/", "DASH_ROUTES_PATHNAME_PREFIX": "/b/"}, "not both"),
+        ({"MAP_SECONDS": "ten"}, "MAP_SECONDS must be a whole number"),
+        ({"MAP_SECONDS": "20"}, "MAP_SECONDS must be between 30 and"),
+        ({"MAP_SECONDS": "2000"}, r"MAP_SECONDS = 2000 needs JOB_TIME_LIMIT of at least 4000"),
     ],
 )
 def test_bad_values_are_refused_with_the_variable_named(env, fragment):

@@ -20,6 +20,7 @@ import numpy as np
 
 from solvers import networks as nw
 
+from ...config import map_seconds
 from ...core.clicks import ClickPoint, Link, nearest_index
 from ...core.downloads import Tables
 from ...core.parts import Parts
@@ -33,9 +34,6 @@ from . import trajectory
 TRAJECTORY = trajectory.VIEW.spec.by_name
 #: Kunin et al.'s τ range (logarithmic); δ runs over ±(largest |δ|)
 TAU_RANGE = (0.1, 2.0)
-#: the longest a map may train, estimated as :func:`seconds` does: ten minutes, as a background
-#: job. A larger request has fewer cells or steps, and its message says so first.
-MAP_SECONDS = 600.0
 #: the longest a map may take inside a web request (a server that runs no background jobs):
 #: well within the server worker's 30-s timeout; a larger map gets a message saying what to do
 INLINE_SECONDS = 10.0
@@ -293,19 +291,32 @@ def _seconds(controls: Controls, steps: int) -> float:
     return controls.seeds * one_seed
 
 
+def budget() -> float:
+    """The longest a map may train, estimated as :func:`seconds` does (s of one core): the
+    deployment's ``MAP_SECONDS`` (app/config.py; ten minutes unless set), as a background job.
+    A larger request has fewer cells or steps, and its message says so first."""
+    return float(map_seconds())
+
+
+def context() -> tuple:
+    """What a map's result depends on besides its controls: the budget that may cut it."""
+    return (("budget", budget()),)
+
+
 def within_budget(controls: Controls) -> Controls:
-    """The map the controls ask for, within :data:`MAP_SECONDS`: fewer cells per side if the
-    NTKs at the recorded steps alone would take half of it, then as many of the steps as the
-    rest allows."""
+    """The map the controls ask for, within :func:`budget`: fewer cells per side if the NTKs at
+    the recorded steps alone would take half of it, then as many of the steps as the rest
+    allows."""
+    limit = budget()
     resolution = controls.resolution
     while resolution > 2 and _seconds(dataclasses.replace(controls, resolution=resolution), 0) > (
-        MAP_SECONDS / 2
+        limit / 2
     ):
         resolution -= 1
     fitted = dataclasses.replace(controls, resolution=resolution)
     base = _seconds(fitted, 0)
     per_step = _seconds(fitted, 1) - base
-    steps = int(min(controls.steps, max(1, (MAP_SECONDS - base) // per_step)))
+    steps = int(min(controls.steps, max(1, (limit - base) // per_step)))
     return dataclasses.replace(fitted, steps=steps)
 
 
@@ -642,9 +653,10 @@ def notes(controls: Controls, result: Map) -> list[str]:
     if cut:
         side = result.taus.size
         messages.append(
-            f"A map may train for about {MAP_SECONDS:g} s here: it has {side} × {side} cells and "
+            f"A map may train for about {budget():g} s here: it has {side} × {side} cells and "
             f"trains {result.steps:,} of the {controls.steps:,} steps asked for. Fewer cells, "
-            "seeds, points, or a smaller d or width allow more."
+            "seeds, points, or a smaller d or width allow more (a server's MAP_SECONDS "
+            "setting raises the limit)."
         )
     if controls.shown != "end" and result.at(controls.shown).step != int(controls.shown):
         messages.append(
@@ -754,5 +766,6 @@ VIEW = View(
     heavy=heavy,
     compute_job=compute_job,
     job_seconds=seconds,
+    context=context,
     parts=PARTS,
 )
