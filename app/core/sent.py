@@ -3,11 +3,11 @@
 An answer is a difference against what the page shows (:mod:`app.core.updates`), and what the
 page shows is, nearly always, what this worker sent it a moment ago: the page's gate names that
 state (control values, frame, theme) in its next request. Redrawing it cost as much as drawing
-the answer itself, after reading its result back from the cache (a slider step's median on the
-server, gunicorn: finite-width 22.7 → 17.5 ms, kernel-alignment map 31.2 → 24.8 ms, the others
-1–2 ms less; docs/performance.md). So each view keeps the figures of its last few answers, by
-the state they show; a state it no longer holds (another worker answered, or many pages took
-turns) is drawn again as before.
+the answer itself, after reading its result back from the cache (a step's answer on the server,
+side by side: finite width 26 → 22–23 ms, networks 58 → 50–52 ms, kernel-alignment map 33–35 →
+31 ms; docs/performance.md, *The server*). So each view keeps the figures of its last few
+answers, by the state they show; a state it no longer holds (another worker answered, or many
+pages took turns) is drawn again as before.
 
 A figure is a pure function of the view's controls, the frame and the theme (results are
 deterministic and cached by their physics), so a kept figure is the one a redraw would give.
@@ -24,8 +24,9 @@ from .panel import Figure
 
 __all__ = ["SENT_STATES", "SentFigures"]
 
-#: states kept per view and worker: a class's pages on one view take turns on a worker, and a
-#: flat view's figures are tens of kilobytes (a map's a few hundred)
+#: states kept per view and worker: a class's pages on one view take turns on a worker; a
+#: state's figures take 0.1–0.2 MB (finite-width's, the largest, 0.2 MB traced), so at most
+#: ~25 MB a worker with every view in use
 SENT_STATES = 8
 
 

@@ -293,7 +293,7 @@ def _seconds(controls: Controls, steps: int) -> float:
 
 def budget() -> float:
     """The longest a map may train, estimated as :func:`seconds` does (s of one core): the
-    deployment's ``MAP_SECONDS`` (app/config.py; ten minutes unless set), as a background job.
+    deployment's ``MAP_SECONDS`` (app/config.py; 600 s unless set), as a background job.
     A larger request has fewer cells or steps, and its message says so first."""
     return float(map_seconds())
 
