@@ -655,8 +655,8 @@ def notes(controls: Controls, result: Map) -> list[str]:
         messages.append(
             f"A map may train for about {budget():g} s here: it has {side} × {side} cells and "
             f"trains {result.steps:,} of the {controls.steps:,} steps asked for. Fewer cells, "
-            "seeds, points, or a smaller d or width allow more (a server's MAP_SECONDS "
-            "setting raises the limit)."
+            "seeds, points, or a smaller d or width allow more, and so does a larger map "
+            "budget in the server's settings."
         )
     if controls.shown != "end" and result.at(controls.shown).step != int(controls.shown):
         messages.append(

@@ -328,6 +328,9 @@ def test_a_map_beyond_the_budget_is_cut_and_says_how():
     messages = VIEW.notes(widest, blank(fitted))
     assert messages[0].startswith("Expected time: about")
     assert f"{side} × {side} cells and trains {fitted.steps:,} of the 20,000 steps" in messages[1]
+    # the way to more is said in words (a variable's underscore would be set as a subscript)
+    assert messages[1].endswith("a larger map budget in the server's settings.")
+    assert "_" not in messages[1]
 
 
 def test_the_default_map_is_within_thirty_seconds_and_needs_no_message():
