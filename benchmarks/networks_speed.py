@@ -15,13 +15,16 @@ n samples): forward 2·n·Σ n_l·n_{l−1}, weight gradients the same, back-pro
 2·n·Σ_{l≥2} n_l·n_{l−1}. "train only" rows record steps 0 and the last (the NTK twice);
 "records" rows record the default ~200 log-spaced steps with every diagnostic (the NTK at each).
 The JAX rows run the same analytic forward/backward over the same batch, without divergence
-checks or records: a lower bound on the work of the numpy rows. One network at a time runs
-compiled where its step is small (solvers/networks/_compiled.py), as the engine chooses.
+checks or records: a lower bound on the work of the engine's rows, which run compiled or in
+numpy as the engine chooses (solvers/networks/_compiled.py: small steps, and networks of one
+hidden layer on at most two inputs however many, compiled). The first JAX case is the network
+view's default (one network), the second the map's (256).
 
 "compiled / numpy" rows train the same networks (records 0 and the last only) once through the
 compiled loop and once through the numpy loop, alternately; ratio = numpy time / compiled time
 (above 1: compiled faster). The engine uses the compiled loop up to
-``_compiled.MAX_STEP_FLOPS`` matmul flops per step of a chunk of networks.
+``_compiled.MAX_STEP_FLOPS`` matmul flops per step of a chunk of networks, and for networks of
+one hidden layer on at most ``_compiled.FUSED_MAX_INPUTS`` inputs whatever their number.
 """
 
 from __future__ import annotations
@@ -104,6 +107,13 @@ def grid(d: int, h: int, n: int, cells: int, seed: int = 0):
     return net, X, y, lr
 
 
+def single(d: int, h: int, n: int, seed: int = 0):
+    """One teacher–student network (the network view's default setting)."""
+    X, y = nw.teacher_student(d, 3, n, seed=seed)
+    net = nw.kunin_init(d, h, tau=np.array([0.5]), delta=np.array([0.0]), seed=seed)
+    return net, X, y, np.full(net.batch_shape, 2e-3 / 0.5**2)
+
+
 def numpy_rows(name, d, h, n, cells, repeats, single_repeats, rate, rows):
     net, X, y, lr = grid(d, h, n, cells)
     cell_list = [(net.cell(index), float(lr[index])) for index in np.ndindex(net.batch_shape)]
@@ -137,8 +147,8 @@ def numpy_rows(name, d, h, n, cells, repeats, single_repeats, rate, rows):
 
 def jax_rows(name, net, X, y, lr, repeats, rows):
     """The same batched loop in JAX (float64), jitted and eager, each timed in alternation with
-    the numpy "train only" run; ratio = JAX time / numpy time. Checks that both end at the same
-    weights."""
+    the engine's "train only" run (compiled or numpy, as the engine chooses); ratio = JAX time /
+    engine time. Checks that both end at the same weights."""
     import jax
 
     jax.config.update("jax_enable_x64", True)
@@ -172,7 +182,7 @@ def jax_rows(name, net, X, y, lr, repeats, rows):
     def jitted():
         return jax.block_until_ready(loop((W1, W2)))
 
-    def numpy_run():
+    def numpy_run():  # the engine as it runs these networks: compiled or numpy
         return nw.train(net, X, y, lr=lr, steps=STEPS, record=[0, STEPS])
 
     start = time.perf_counter()
@@ -216,6 +226,9 @@ LOOP_CASES = (
     ("depth 4: d=2, h=50, n=20", (2, 50, 50, 50, 1), 20, 1, "relu"),
     ("16 networks: d=2, h=50, n=20", (2, 50, 1), 20, 16, "relu"),
     ("64 networks: d=2, h=50, n=20", (2, 50, 1), 20, 64, "relu"),
+    ("the map's default, 256 networks: d=2, h=50, n=20", (2, 50, 1), 20, 256, "relu"),
+    ("64 networks, depth 3: d=2, h=50, n=20", (2, 50, 50, 1), 20, 64, "relu"),
+    ("64 networks: d=5, h=50, n=50", (5, 50, 1), 50, 64, "relu"),
     ("digits: d=64, h=50, n=100", (64, 50, 1), 100, 1, "relu"),
     ("digits, width 200: d=64, h=200, n=100", (64, 200, 1), 100, 1, "relu"),
 )
@@ -224,7 +237,7 @@ LOOP_CASES = (
 def compiled_rows(repeats: int, rows) -> None:
     """The compiled loop against the numpy loop on the same networks, timed alternately."""
     rng = np.random.default_rng(0)
-    limit = _compiled.MAX_STEP_FLOPS
+    limit, fused = _compiled.MAX_STEP_FLOPS, _compiled.FUSED_MAX_INPUTS
     for name, widths, n, cells, activation in LOOP_CASES:
         weights = tuple(
             rng.standard_normal((cells, b, a)) / np.sqrt(a) for a, b in itertools.pairwise(widths)
@@ -233,18 +246,19 @@ def compiled_rows(repeats: int, rows) -> None:
         X, y = rng.standard_normal((n, widths[0])), rng.standard_normal((n, 1))
         steps = 2000
 
-        def run(threshold: float, net=net, X=X, y=y, steps=steps) -> None:
-            _compiled.MAX_STEP_FLOPS = threshold
+        def run(compiled: bool, net=net, X=X, y=y, steps=steps) -> None:
+            _compiled.MAX_STEP_FLOPS = np.inf if compiled else 0.0
+            _compiled.FUSED_MAX_INPUTS = fused if compiled else 0
             nw.train(net, X, y, lr=0.01, steps=steps, record=[0, steps], track_kernel=False)
 
         try:
             t_compiled, t_numpy = paired_times(
-                lambda: run(np.inf), lambda: run(0.0), repeats, repeats
+                lambda: run(True), lambda: run(False), repeats, repeats
             )
         finally:
-            _compiled.MAX_STEP_FLOPS = limit
+            _compiled.MAX_STEP_FLOPS, _compiled.FUSED_MAX_INPUTS = limit, fused
         flops = cells * step_flops(widths, n)
-        chosen = "compiled" if flops <= limit else "numpy"
+        chosen = "compiled" if _compiled.runs_compiled(widths, cells, flops) else "numpy"
         rows.append(
             (
                 f"compiled / numpy, {name}: {flops:.2g} flops a step (engine: {chosen})",
@@ -318,7 +332,12 @@ def main() -> None:
             ("JAX rows skipped: jax is not installed (pip install jax)", "", "", "", "", "")
         )
     else:
-        for name, (net, X, y, lr, _) in (("small", small), ("large", large)):
+        view = single(2, 50, 20)
+        for name, (net, X, y, lr) in (
+            ("network view default, one network", view),
+            ("small (the map's default)", small[:4]),
+            ("large", large[:4]),
+        ):
             jax_rows(name, net, X, y, lr, repeats, rows)
     if _compiled.AVAILABLE:
         compiled_rows(repeats, rows)
@@ -330,7 +349,7 @@ def main() -> None:
     for row in [header, *rows]:
         print("  ".join(str(c).ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
     print(
-        "\nratio: one-by-one time / batched time for numpy rows; JAX time / numpy batched "
+        "\nratio: one-by-one time / batched time for numpy rows; JAX time / the engine's "
         "'train only' time (timed alternately) for JAX rows (below 1: JAX faster); for "
         "'compiled / numpy' rows the columns are µs per step, compiled then numpy, and the "
         "ratio numpy / compiled."

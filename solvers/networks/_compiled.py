@@ -25,7 +25,15 @@ try:
 except ImportError:  # the engine needs numpy alone: without numba every step runs in numpy
     numba = None
 
-__all__ = ["AVAILABLE", "MAX_STEP_FLOPS", "activation_code", "advance", "layout"]
+__all__ = [
+    "AVAILABLE",
+    "FUSED_MAX_INPUTS",
+    "MAX_STEP_FLOPS",
+    "activation_code",
+    "advance",
+    "layout",
+    "runs_compiled",
+]
 
 #: whether numba is installed (a dependency of the project; the engine runs without it)
 AVAILABLE = numba is not None
@@ -36,25 +44,47 @@ AVAILABLE = numba is not None
 #: matmuls are as fast near a million flops and 1.5 times as fast at five million
 MAX_STEP_FLOPS = 7e5
 
+#: networks of one hidden layer with at most this many inputs run compiled however many there
+#: are (:func:`_advance_two_layer`; benchmarks/networks_speed.py, numpy's batched matmuls
+#: against it on the same networks): 2.3 times as fast as numpy on Kunin et al.'s map of 256
+#: networks at d = 2, 1.2–1.9 at d = 5, as fast at d = 8, slower from d = 10 on
+FUSED_MAX_INPUTS = 5
+
+
+def runs_compiled(widths: tuple[int, ...], cells: int, step_flops: float) -> bool:
+    """Whether a chunk of ``cells`` networks of ``widths``, ``step_flops`` matmul flops a step
+    in all, runs in the compiled loop (numba there) rather than in numpy."""
+    fused = len(widths) == 3 and widths[0] <= FUSED_MAX_INPUTS
+    return AVAILABLE and (step_flops <= MAX_STEP_FLOPS or fused)
+
 
 def activation_code(activation: str) -> int:
     """The activation's index in :data:`ACTIVATIONS`, as the compiled loop takes it."""
     return ACTIVATIONS.index(activation)
 
 
-def _compiled(function):
+def _compiled(function=None, *, inline: bool = False):
     """``function`` compiled once per machine (numba's on-disk cache), releasing the GIL. Sums
     may be reordered (and multiply-adds fused) so that loops vectorise; infinities and NaNs keep
-    their meaning, which the divergence test needs. Without numba, ``function`` as it is."""
+    their meaning, which the divergence test needs. ``inline``: written into each caller (a
+    function called once a sample, whose call would cost more than its work). Without numba,
+    ``function`` as it is."""
+    if function is None:
+        return lambda function: _compiled(function, inline=inline)
     if numba is None:
         return function
-    return numba.njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})(function)
+    options = {"inline": "always"} if inline else {}
+    return numba.njit(cache=True, nogil=True, fastmath={"reassoc", "contract"}, **options)(function)
 
 
 # the codes of ACTIVATIONS, for the compiled branches (constants to numba)
 _LINEAR, _RELU, _LEAKY, _TANH, _SIGMOID, _SWISH = map(
     activation_code, ("linear", "relu", "leaky_relu", "tanh", "sigmoid", "swish")
 )
+#: the hidden units of :func:`_advance_two_layer` are padded to a multiple of this many
+_UNIT_BLOCK = 32
+#: the largest finite double: a weight whose magnitude is not at most this is inf or NaN
+_LARGEST = float(np.finfo(np.float64).max)
 
 
 @_compiled
@@ -213,6 +243,231 @@ def _step(params, new, rates, layout, X, buffers, grad):
     return finite
 
 
+@_compiled(inline=True)
+def _hidden_units(code, x, w, z, value, slope, top):
+    """One sample's hidden layer from its first input ``x`` (weights ``w``) and the others'
+    sum ``z``: σ into ``value``, σ' into ``slope`` (as :func:`_activate` computes them), and
+    the first output's ``top · σ`` in the same loop. The activation's branch is outside the
+    loops, so that each vectorises."""
+    count, f = z.shape[0], 0.0
+    if code == _RELU or code == _LEAKY:
+        below = 0.0 if code == _RELU else LEAKY_SLOPE
+        for j in range(count):
+            pre = x * w[j] + z[j]
+            s = 1.0 if pre > 0.0 else below
+            v = pre * s
+            value[j], slope[j] = v, s
+            f += top[j] * v
+    elif code == _LINEAR:
+        for j in range(count):
+            pre = x * w[j] + z[j]
+            value[j], slope[j] = pre, 1.0
+            f += top[j] * pre
+    elif code == _TANH:
+        for j in range(count):
+            v = math.tanh(x * w[j] + z[j])
+            value[j], slope[j] = v, 1.0 - v * v
+            f += top[j] * v
+    elif code == _SIGMOID:
+        for j in range(count):
+            s = math.tanh(0.5 * (x * w[j] + z[j])) * 0.5 + 0.5
+            value[j], slope[j] = s, s * (1.0 - s)
+            f += top[j] * s
+    else:  # swish z·s, slope s + swish·(1 − s)
+        for j in range(count):
+            pre = x * w[j] + z[j]
+            s = math.tanh(0.5 * pre) * 0.5 + 0.5
+            v = pre * s
+            value[j], slope[j] = v, s + v * (1.0 - s)
+            f += top[j] * v
+    return f
+
+
+@_compiled(inline=True)
+def _output_loss(bce, f, target, samples, gamma):
+    """One output's loss on one sample from its ``top · σ(z)``, docs/networks.md (N1), (N4),
+    and its residual ``γ·∂L/∂f``, as :func:`_forward` computes them."""
+    f *= gamma
+    if bce:  # log(1 + e^(−m)) for the margin m = y·f, and its derivative −y·sigmoid(−m)
+        margin = target * f
+        residual = -target * (math.tanh(-0.5 * margin) * 0.5 + 0.5) / samples * gamma
+        return max(-margin, 0.0) + math.log1p(math.exp(-abs(margin))), residual
+    difference = f - target
+    return 0.5 * difference * difference, difference / samples * gamma
+
+
+@_compiled
+def _two_layer_pass(code, bce, first, second, X, y, gamma, grad_first, grad_second, scratch):
+    """The loss of a network with one hidden layer and its gradients, docs/networks.md (N1),
+    (N4), (N5), in one pass over the samples: each sample's forward pass, residual and
+    back-propagation in as few loops along the hidden units as its inputs allow (three for
+    one input and one output, four for two): below width ~30 a step takes as long whatever
+    the width, its time spent in starting and ending loops, not in their work. ``first`` is the first layer transposed, ``(d, h)``, and
+    ``grad_first`` its gradient, so that every loop runs along the hidden units; ``second``
+    ``(k, h)``; ``scratch`` three rows of h."""
+    samples, inputs = X.shape
+    outputs, hidden = second.shape
+    z, value, slope = scratch[0], scratch[1], scratch[2]
+    w, top, grad_w, grad_top = first[0], second[0], grad_first[0], grad_second[0]
+    grad_first[:, :] = 0.0
+    grad_second[:, :] = 0.0
+    loss = 0.0
+    for i in range(samples):
+        if inputs == 1:  # z: the pre-activations from the inputs after the first
+            for j in range(hidden):
+                z[j] = 0.0
+        else:
+            x = X[i, 1]
+            for j in range(hidden):
+                z[j] = x * first[1, j]
+            for m in range(2, inputs):
+                x = X[i, m]
+                for j in range(hidden):
+                    z[j] += x * first[m, j]
+        x = X[i, 0]
+        f = _hidden_units(code, x, w, z, value, slope, top)
+        sample_loss, r = _output_loss(bce, f, y[i, 0], samples, gamma)
+        loss += sample_loss
+        # from here on z holds ∂L/∂z of this sample
+        if outputs == 1:  # (the usual case: the first input's gradient in the same loop)
+            for j in range(hidden):
+                grad_top[j] += r * value[j]
+                u = r * top[j] * slope[j]
+                grad_w[j] += x * u
+                z[j] = u
+        else:
+            for j in range(hidden):
+                grad_top[j] += r * value[j]
+                z[j] = r * top[j]
+            for o in range(1, outputs):
+                f = 0.0
+                for j in range(hidden):
+                    f += second[o, j] * value[j]
+                sample_loss, r = _output_loss(bce, f, y[i, o], samples, gamma)
+                loss += sample_loss
+                for j in range(hidden):
+                    grad_second[o, j] += r * value[j]
+                    z[j] += r * second[o, j]
+            for j in range(hidden):
+                z[j] *= slope[j]
+                grad_w[j] += x * z[j]
+        for m in range(1, inputs):
+            x = X[i, m]
+            for j in range(hidden):
+                grad_first[m, j] += x * z[j]
+    return loss / samples
+
+
+@_compiled
+def _descend(weights, grad, rate, new, cols):
+    """``new = weights − rate·grad`` in the first ``cols`` columns (those after them are the
+    padding of :func:`_advance_two_layer`, which stays 0); returns whether every new weight is
+    finite: their sum times 0 is 0, or NaN if one is inf or NaN (a sum, not a branch, so that
+    the loop vectorises)."""
+    check = 0.0
+    for r in range(weights.shape[0]):
+        for j in range(cols):
+            w = weights[r, j] - rate * grad[r, j]
+            new[r, j] = w
+            check += w * 0.0
+    return check == 0.0
+
+
+@_compiled
+def _accept(new, weights):
+    """``weights[:] = new`` (a loop: a slice assignment costs a view a step)."""
+    rows, cols = weights.shape
+    for r in range(rows):
+        for j in range(cols):
+            weights[r, j] = new[r, j]
+
+
+@_compiled(inline=True)
+def _two_layer_steps(code, bce, cell):
+    """Steps ``start → stop`` of one network of one hidden layer, in place in ``first`` (its
+    first layer transposed) and ``second``; returns the step at which it diverged (it stays at
+    its last good state, as in :func:`advance`), or −1. ``cell``: ``(first, second, X, y,
+    gamma, rates, limit, work, start, stop)``; ``work`` the buffers of the new state, the
+    gradients, :func:`_two_layer_pass`'s scratch and the hidden units before the padding."""
+    first, second, X, y, gamma, rates, limit, work, start, stop = cell
+    new_first, new_second, grad_first, grad_second, scratch, hidden = work
+    _two_layer_pass(code, bce, first, second, X, y, gamma, grad_first, grad_second, scratch)
+    for k in range(start, stop):
+        finite = _descend(first, grad_first, rates[0], new_first, hidden)
+        finite &= _descend(second, grad_second, rates[1], new_second, hidden)
+        loss = np.nan
+        if finite:  # the new state's loss, and the gradient of the next step
+            loss = _two_layer_pass(
+                code, bce, new_first, new_second, X, y, gamma, grad_first, grad_second, scratch
+            )
+        if not finite or not loss <= limit:  # NaN fails the comparison
+            return k + 1
+        _accept(new_first, first)
+        _accept(new_second, second)
+    return -1
+
+
+@_compiled
+def _aligned_zeros(rows, cols):
+    """A ``(rows, cols)`` array of zeros that starts on a 64-byte boundary (a cache line, and
+    a 512-bit register's load): numpy's arrays start on 16-byte ones, and a vector load that
+    crosses a cache line costs twice one that does not (~30 % of a step, from run to run)."""
+    buffer = np.zeros(rows * cols + 8)
+    skip = (64 - buffer.ctypes.data % 64) % 64 // 8
+    return buffer[skip : skip + rows * cols].reshape((rows, cols))
+
+
+@_compiled
+def _specialised_steps(code, bce, cell):
+    """:func:`_two_layer_steps` on ``cell``, written out for ReLU (the maps' and the network
+    view's activation) with its code a constant: with the code a value the loops run about
+    half as fast (the compiler keeps the activation's branches among them, and its inlining
+    decisions vary from one build to the next). A copy for every activation and loss would
+    take ~30 s to compile on a machine's first start; other activations spend their time in
+    tanh."""
+    if code == _RELU:
+        return _two_layer_steps(_RELU, bce, cell)
+    return _two_layer_steps(code, bce, cell)
+
+
+@_compiled
+def _advance_two_layer(
+    code, bce, params, layout, X, y, gamma, rates, limit, alive, diverged, start, stop
+):
+    """:func:`advance` for networks of one hidden layer (the papers' two-layer networks and
+    every map): one fused pass over the samples a step (:func:`_two_layer_pass`), with the
+    first layer held transposed and the hidden units padded with zero units to a multiple of
+    :data:`_UNIT_BLOCK` (a loop's tail that fills no whole block of vector registers runs
+    element by element: at width 50, 18 of 50). A zero unit stays zero: its output weight is
+    0, so the gradient of its input weights is 0, and its output weight is never updated."""
+    shapes = layout[1]
+    hidden, inputs, outputs = shapes[0, 0], shapes[0, 1], shapes[1, 0]
+    padded = -(-hidden // _UNIT_BLOCK) * _UNIT_BLOCK
+    size = hidden * inputs
+    first, second = _aligned_zeros(inputs, padded), _aligned_zeros(outputs, padded)
+    work = (
+        _aligned_zeros(inputs, padded),
+        _aligned_zeros(outputs, padded),
+        _aligned_zeros(inputs, padded),
+        _aligned_zeros(outputs, padded),
+        _aligned_zeros(3, padded),
+        hidden,
+    )
+    for c in range(params.shape[0]):
+        if not alive[c]:
+            continue
+        Xc, yc = X[c if X.shape[0] > 1 else 0], y[c if y.shape[0] > 1 else 0]
+        first[:, :hidden] = params[c, :size].reshape((hidden, inputs)).T
+        second[:, :hidden] = params[c, size:].reshape((outputs, hidden))
+        cell = (first, second, Xc, yc, gamma[c], rates[c], limit[c], work, start, stop)
+        step = _specialised_steps(code, bce, cell)
+        if step >= 0:
+            alive[c] = False
+            diverged[c] = step
+        params[c, :size].reshape((hidden, inputs))[:, :] = first[:, :hidden].T
+        params[c, size:].reshape((outputs, hidden))[:, :] = second[:, :hidden]
+
+
 @_compiled
 def advance(code, bce, params, layout, X, y, gamma, rates, limit, alive, diverged, start, stop):
     """Steps ``start → stop`` of every live cell, in place in ``params``.
@@ -225,6 +480,11 @@ def advance(code, bce, params, layout, X, y, gamma, rates, limit, alive, diverge
     ``(n_out, n_in)``; ``layout`` from :func:`layout`; ``X`` and ``y`` ``(1 or C, n, ·)``;
     ``gamma`` ``(C,)``, ``rates`` ``(C, L)`` (lr·η_l), ``limit`` ``(C,)``.
     """
+    if layout[1].shape[0] == 2:
+        _advance_two_layer(
+            code, bce, params, layout, X, y, gamma, rates, limit, alive, diverged, start, stop
+        )
+        return
     starts = layout[2]
     samples, units = X.shape[1], starts[-1] // X.shape[1]
     buffers = (

@@ -33,6 +33,7 @@ def _both(monkeypatch, net, X, y, **options) -> tuple[nw.Training, nw.Training]:
     monkeypatch.setattr(_compiled, "MAX_STEP_FLOPS", np.inf)
     compiled = nw.train(net, X, y, **options)
     monkeypatch.setattr(_compiled, "MAX_STEP_FLOPS", 0.0)
+    monkeypatch.setattr(_compiled, "FUSED_MAX_INPUTS", 0)
     return compiled, nw.train(net, X, y, **options)
 
 
@@ -159,8 +160,33 @@ def test_the_engine_trains_without_numba():
 
 
 def test_small_steps_run_compiled_and_large_ones_in_numpy():
-    """The threshold sits where benchmarks/networks_speed.py shows the loops cross over."""
+    """The thresholds sit where benchmarks/networks_speed.py shows the loops cross over."""
     assert nw.compile_training_loop()
-    small = nw.training_work((2, 50, 1), 20, steps=1, records=0, track_kernel=False)
-    large = nw.training_work((64, 200, 1), 100, steps=1, records=0, track_kernel=False)
-    assert small <= _compiled.MAX_STEP_FLOPS < large
+
+    def compiled(widths, samples, cells):
+        work = nw.training_work(widths, samples, steps=1, records=0, track_kernel=False)
+        return _compiled.runs_compiled(widths, cells, cells * work)
+
+    assert compiled((2, 50, 1), 20, 1) and compiled((20, 50, 1), 20, 1)
+    assert not compiled((64, 200, 1), 100, 1) and not compiled((20, 50, 1), 100, 64)
+    # networks of one hidden layer on a few inputs (Kunin et al.'s maps at d = 2), however many
+    assert compiled((2, 50, 1), 20, 256) and compiled((5, 200, 1), 100, 64)
+    assert not compiled((2, 50, 50, 1), 20, 256)
+
+
+def test_a_map_of_many_small_networks_runs_compiled_as_numpy_does(monkeypatch):
+    """256 networks of one hidden layer on two inputs (the map's default) take the fused
+    compiled loop, whatever their number; it follows numpy's batched steps, cells that diverge
+    included."""
+    taus = np.geomspace(0.1, 2.0, 16)
+    net = nw.kunin_init(2, 50, tau=taus[:, None], delta=np.linspace(-1, 1, 16), seed=4)
+    X, y = nw.teacher_student(2, 3, 20, seed=4)
+    lr = 5e-3 / taus[:, None] ** 2 * np.where(np.arange(16) % 5 == 0, 400.0, 1.0)
+    options = dict(lr=lr, steps=300, record=[0, 10, 100, 300], track_kernel=False)
+    monkeypatch.setattr(_compiled, "MAX_STEP_FLOPS", 0.0)  # the fused rule alone
+    assert _compiled.runs_compiled(net.widths, 256, np.inf)
+    compiled = nw.train(net, X, y, **options)
+    monkeypatch.setattr(_compiled, "FUSED_MAX_INPUTS", 0)
+    arrays = nw.train(net, X, y, **options)
+    assert 0 < np.sum(compiled.diverged_at > 0) < 256  # some diverge, most learn
+    _assert_same_run(compiled, arrays, rtol=1e-9)
