@@ -39,22 +39,26 @@ __all__ = [
 AVAILABLE = numba is not None
 
 #: largest step run by the compiled loop, in matmul flops of a whole chunk of cells
-#: (``_request._step_flops`` × cells). benchmarks/networks_speed.py: the compiled loop is 7.6
-#: times faster at the network view's default (1.4e4), 3.5 at 2e5, 1.4 at 6e5; numpy's batched
-#: matmuls are as fast near a million flops and 1.5 times as fast at five million
+#: (``_request._step_flops`` × cells). benchmarks/networks_speed.py: the layer-by-layer loop is
+#: 1.6 times faster at depth 4 and 6e5 flops; numpy's batched matmuls are faster above it
 MAX_STEP_FLOPS = 7e5
 
-#: networks of one hidden layer with at most this many inputs run compiled however many there
-#: are (:func:`_advance_two_layer`; benchmarks/networks_speed.py, numpy's batched matmuls
-#: against it on the same networks): 2.3 times as fast as numpy on Kunin et al.'s map of 256
-#: networks at d = 2, 1.2–1.9 at d = 5, as fast at d = 8, slower from d = 10 on
+#: networks of one hidden layer with at most this many inputs, and an activation without
+#: a transcendental function (:data:`FUSED_ACTIVATIONS`), run compiled however many there are
+#: (:func:`_advance_two_layer`; benchmarks/networks_speed.py, numpy's batched matmuls against
+#: it on the same networks): 2.5 times as fast as numpy on Kunin et al.'s map of 256
+#: networks at d = 2, 1.5 for 64 at d = 5, as fast at d = 8, slower from d = 10 on
 FUSED_MAX_INPUTS = 5
 
+#: the activations of those: the others' tanh, one element at a time here, is ~3 times as
+#: slow as numpy's on a batch (a 12 × 12 tanh map took 2.7 s instead of 0.8)
+FUSED_ACTIVATIONS = ("relu", "leaky_relu", "linear")
 
-def runs_compiled(widths: tuple[int, ...], cells: int, step_flops: float) -> bool:
-    """Whether a chunk of ``cells`` networks of ``widths``, ``step_flops`` matmul flops a step
-    in all, runs in the compiled loop (numba there) rather than in numpy."""
-    fused = len(widths) == 3 and widths[0] <= FUSED_MAX_INPUTS
+
+def runs_compiled(widths: tuple[int, ...], activation: str, cells: int, step_flops: float) -> bool:
+    """Whether a chunk of ``cells`` networks of ``widths`` and ``activation``, ``step_flops``
+    matmul flops a step in all, runs in the compiled loop (numba there) rather than in numpy."""
+    fused = len(widths) == 3 and widths[0] <= FUSED_MAX_INPUTS and activation in FUSED_ACTIVATIONS
     return AVAILABLE and (step_flops <= MAX_STEP_FLOPS or fused)
 
 
@@ -302,9 +306,9 @@ def _two_layer_pass(code, bce, first, second, X, y, gamma, grad_first, grad_seco
     (N4), (N5), in one pass over the samples: each sample's forward pass, residual and
     back-propagation in as few loops along the hidden units as its inputs allow (three for
     one input and one output, four for two): below width ~30 a step takes as long whatever
-    the width, its time spent in starting and ending loops, not in their work. ``first`` is the first layer transposed, ``(d, h)``, and
-    ``grad_first`` its gradient, so that every loop runs along the hidden units; ``second``
-    ``(k, h)``; ``scratch`` three rows of h."""
+    the width, its time spent in starting and ending loops, not in their work. ``first`` is
+    the first layer transposed, ``(d, h)``, and ``grad_first`` its gradient, so that every
+    loop runs along the hidden units; ``second`` ``(k, h)``; ``scratch`` three rows of h."""
     samples, inputs = X.shape
     outputs, hidden = second.shape
     z, value, slope = scratch[0], scratch[1], scratch[2]

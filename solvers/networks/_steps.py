@@ -58,7 +58,7 @@ class _Chunk:
         self.kernels = _KernelTracker(self) if track_kernel else None
         # small steps run compiled; larger ones as batched numpy matmuls (BLAS is faster there)
         step_flops = cells * _step_flops(net.widths, self.passes.samples)
-        self.compiled = _compiled.runs_compiled(net.widths, cells, step_flops)
+        self.compiled = _compiled.runs_compiled(net.widths, net.activation, cells, step_flops)
         self.activation = net.activation
 
     def run(

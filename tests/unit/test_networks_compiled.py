@@ -163,15 +163,17 @@ def test_small_steps_run_compiled_and_large_ones_in_numpy():
     """The thresholds sit where benchmarks/networks_speed.py shows the loops cross over."""
     assert nw.compile_training_loop()
 
-    def compiled(widths, samples, cells):
+    def compiled(widths, samples, cells, activation="relu"):
         work = nw.training_work(widths, samples, steps=1, records=0, track_kernel=False)
-        return _compiled.runs_compiled(widths, cells, cells * work)
+        return _compiled.runs_compiled(widths, activation, cells, cells * work)
 
     assert compiled((2, 50, 1), 20, 1) and compiled((20, 50, 1), 20, 1)
     assert not compiled((64, 200, 1), 100, 1) and not compiled((20, 50, 1), 100, 64)
     # networks of one hidden layer on a few inputs (Kunin et al.'s maps at d = 2), however many
     assert compiled((2, 50, 1), 20, 256) and compiled((5, 200, 1), 100, 64)
     assert not compiled((2, 50, 50, 1), 20, 256)
+    # but not with tanh (numpy's tanh on a batch is faster than one element at a time)
+    assert compiled((2, 50, 1), 20, 1, "tanh") and not compiled((2, 50, 1), 20, 144, "tanh")
 
 
 def test_a_map_of_many_small_networks_runs_compiled_as_numpy_does(monkeypatch):
@@ -184,7 +186,7 @@ def test_a_map_of_many_small_networks_runs_compiled_as_numpy_does(monkeypatch):
     lr = 5e-3 / taus[:, None] ** 2 * np.where(np.arange(16) % 5 == 0, 400.0, 1.0)
     options = dict(lr=lr, steps=300, record=[0, 10, 100, 300], track_kernel=False)
     monkeypatch.setattr(_compiled, "MAX_STEP_FLOPS", 0.0)  # the fused rule alone
-    assert _compiled.runs_compiled(net.widths, 256, np.inf)
+    assert _compiled.runs_compiled(net.widths, net.activation, 256, np.inf)
     compiled = nw.train(net, X, y, **options)
     monkeypatch.setattr(_compiled, "FUSED_MAX_INPUTS", 0)
     arrays = nw.train(net, X, y, **options)
