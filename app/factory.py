@@ -109,8 +109,8 @@ def _set_up_before_serving(app: Dash) -> None:
 
 def _compile_training_loop() -> None:
     """Have the compiled step loop of small networks ready before the first request (gunicorn
-    loads the app in its master, so the workers it forks inherit it): a few seconds the first
-    time on a machine, while numba compiles and caches it; a fraction of one after. The
+    loads the app in its master, so the workers it forks inherit it): ~13 s the first time on
+    a machine, while numba compiles and caches it; under a second after. The
     optimiser of the network view's fit is loaded here too (the engine imports it on first
     use: ~0.1 s that the first request of every worker would wait)."""
     start = time.perf_counter()

@@ -58,6 +58,15 @@ SHOWN_LABELS = ("10 steps", "100", "1,000", "10,000", "the last step")
 HEAVY_SECONDS = 1.0
 #: the paper's own sizes (Kunin et al. App. D.1, Fig. 1b)
 PAPER_SCALE = {"d": 100, "n": 1000, "width": 50}
+#: Kunin et al.'s Fig. 1b itself (App. D.1): their sizes, 17 × 17 cells, 16 seeds, their rate
+#: (5·10⁻³/τ² on their (1/n)Σ loss), 1,000 test points (they draw 10,000), their early steps
+FIG_1B_PAPER = PAPER_SCALE | {
+    "resolution": 17,
+    "seeds": 16,
+    "rate": 1e-2,
+    "n_test": 1000,
+    "steps": 1000,
+}
 
 
 @dataclass(frozen=True)
@@ -221,6 +230,17 @@ PRESETS = (
         "a few minutes, as a background job with its progress (a server that runs no "
         "background jobs says so and draws maps of up to ten seconds only).",
         PAPER_SCALE | {"resolution": 16, "steps": 2000},
+    ),
+    Preset(
+        "fig-1b-at-the-papers-sizes-16-seeds",
+        "Fig. 1b at the paper's sizes: 17 × 17 cells, 16 seeds, 1,000 steps",
+        "Kunin et al.'s own Fig. 1b: their networks (d = 100, n = 1,000, h = 50, a k = 3 "
+        "teacher), grid, 16 seeds and rate, recorded after 10, 100 and 1,000 steps (their "
+        "early panels; they trained 10⁵). Estimated at about an hour of one core (it took 41 "
+        "minutes of one on this project's machine): a deployment runs it whole with a map "
+        "budget of 4,100 s or more; under the default budget it is cut to 16 × 16 cells and "
+        "99 steps, and says so. docs/networks.md sets its figures beside the authors' own.",
+        FIG_1B_PAPER,
     ),
     Preset(
         "delta-set-by-learning-rates",

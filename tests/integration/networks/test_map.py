@@ -433,16 +433,20 @@ def test_regime_labels_where_the_paper_names_them():
 def test_a_deployment_s_budget_admits_the_paper_s_early_panels(monkeypatch):
     # Kunin et al.'s Fig. 1b at their sizes: 17 × 17 cells, 16 seeds, their rate; the first
     # 1,000 steps (their early-time panels) take over an hour of one core
-    early = SPEC.with_overrides(
-        network_map.PAPER_SCALE | {"resolution": 17, "seeds": 16, "steps": 1000, "rate": 1e-2}
-    )
+    early = SPEC.with_overrides(network_map.FIG_1B_PAPER)
+    assert (early.resolution, early.seeds, early.steps, early.rate) == (17, 16, 1000, 1e-2)
+    preset = next(p for p in VIEW.presets if p.slug == "fig-1b-at-the-papers-sizes-16-seeds")
+    assert SPEC.with_overrides(preset.values) == early
     default_key = VIEW.result_key(early)
     cut = network_map.within_budget(early)
-    assert cut.steps < 200 and network_map.seconds(early) <= 600 * 1.01
+    assert (cut.resolution, cut.steps) == (16, 99)  # as the preset's caption says
+    assert network_map.seconds(early) <= 600 * 1.01
+    monkeypatch.setenv("MAP_SECONDS", "4100")  # the preset's caption: 4,100 s runs it whole
+    assert network_map.within_budget(early) == early
     monkeypatch.setenv("MAP_SECONDS", "4200")
     assert network_map.budget() == 4200
     assert network_map.within_budget(early) == early
-    assert 3600 < network_map.seconds(early) <= 4200
+    assert 3600 < network_map.seconds(early) <= 4100
     assert network_map.heavy(early)
     # a map cut under one budget is not what another budget's deployment reads from a cache
     assert VIEW.result_key(early) != default_key
