@@ -178,6 +178,8 @@ class _Cells:
     X_test: np.ndarray | None
     y_test: np.ndarray | None
     final: list[np.ndarray]  # (C, n_out, n_in) per layer, written by each chunk at its end
+    #: (C, n_out, n_in) per layer: the true start θ₀ of a continued run, else None
+    reference: list[np.ndarray] | None = None
 
 
 @dataclass

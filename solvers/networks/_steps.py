@@ -33,7 +33,12 @@ class _Chunk:
         self.span = span
         track_kernel = request.track_kernel
         self.current = [np.array(W[span]) for W in data.weights]
-        self.initial = [W.copy() for W in self.current]
+        # θ₀, from which the distances are measured: this call's start, or a continued run's
+        self.continued = data.reference is not None
+        if self.continued:
+            self.initial = [np.array(W[span]) for W in data.reference]
+        else:
+            self.initial = [W.copy() for W in self.current]
         self.previous = [np.empty_like(W) for W in self.current]
         self.grads = [np.empty_like(W) for W in self.current]
         cells = self.current[0].shape[0]
@@ -67,22 +72,42 @@ class _Chunk:
         span, passes = self.span, self.passes
         diverged_here = np.full(self.cells, -1, dtype=np.int64)
         with np.errstate(all="ignore"):  # a diverging cell may overflow; it is caught below
+            if self.continued:  # θ₀'s loss, patterns and kernel: the references
+                limit = DIVERGENCE_FACTOR * self._references(self.initial)
             output = passes.forward(self.current, self.gamma_column)
             loss = objective(self.kind, output, self.y, passes.residual)
+            if not self.continued:
+                limit = DIVERGENCE_FACTOR * self._references(self.current, loss)
+            elif self.kernels is not None:  # this call's first record, from θ₀'s kernel
+                self.initial_kernel_record = self.kernels.measure(self.current)
             if not np.all(np.isfinite(loss)):
                 raise ValueError(
-                    "the initial loss overflows double precision for some networks; use scales "
-                    "closer to 1 (weights, targets, output scale γ)."
+                    "the loss of the networks given overflows double precision for some of "
+                    "them; use scales closer to 1 (weights, targets, output scale γ)."
                 )
-            limit = DIVERGENCE_FACTOR * loss
-            self.initial_patterns = passes.patterns()
-            if self.kernels is not None:  # the reference of S(0, t), whatever is recorded
-                self.initial_kernel_record = self.kernels.measure(self.current, first=True)
             run = self._run_compiled if self.compiled else self._run_arrays
             run(out, loss, limit, diverged_here, report)
         diverged[span] = diverged_here
         for target, W in zip(final, self.current, strict=True):
             target[span] = W
+
+    def _references(self, weights: list[np.ndarray], loss: np.ndarray | None = None):
+        """Take the references of the distances from ``weights`` (θ₀): its activation
+        patterns and its NTK (and, as this call's first record, that NTK's own figures);
+        returns its loss (``loss``, when the last forward pass was of ``weights``), which
+        bounds the divergence test."""
+        if loss is None:
+            output = self.passes.forward(weights, self.gamma_column)
+            loss = objective(self.kind, output, self.y)
+            if not np.all(np.isfinite(loss)):
+                raise ValueError(
+                    "the loss of start overflows double precision for some networks; use "
+                    "scales closer to 1 (weights, targets, output scale γ)."
+                )
+        self.initial_patterns = self.passes.patterns()
+        if self.kernels is not None:  # the reference of S(0, t), whatever is recorded
+            self.initial_kernel_record = self.kernels.measure(weights, first=True)
+        return loss
 
     def _run_arrays(self, out, loss, limit, diverged_here, report) -> None:
         """Every step as numpy calls on the whole chunk (:meth:`_step`)."""

@@ -17,6 +17,7 @@ import numpy as np
 from . import _compiled
 from ._model import (
     Network,
+    positive_count,
 )
 from ._request import (
     CHUNK_BUDGET,
@@ -29,6 +30,7 @@ from ._request import (
     MAX_WORK,
     RECORDED,
     _allocate,
+    _cells_of,
     _chunk_cells,
     _flatten,
     _Progress,
@@ -113,6 +115,8 @@ def train(
     track_kernel: bool = True,
     record_weights: bool = False,
     progress: Callable[[int], None] | None = None,
+    start: Network | None = None,
+    start_step: int = 0,
 ) -> Training:
     """Full-batch gradient descent ``W_l ← W_l − lr·η_l ∂L/∂W_l`` with analytic
     back-propagation (docs/networks.md (N4), (N5)), every network of the batch at once.
@@ -139,17 +143,28 @@ def train(
         and once at the end) with the number of steps done so far, averaged over the networks
         of the batch: it rises from 0 to ``steps`` (a large batch runs in chunks, one after the
         other). Pure Python; what it does with the number is the caller's business.
+    start, start_step : to continue a run: ``net`` is the state that ``start_step`` steps of
+        this same training (data, rates, loss) reached from ``start``, the networks' true
+        start θ₀ (e.g. ``net = run.final``, ``start`` the network that run began from).
+        S(0, t), the activation-pattern and parameter distances and the divergence bound are
+        then measured from ``start``, and the steps numbered from ``start_step``: ``record``,
+        and the result's ``steps``, ``t`` and ``diverged_at``, count from θ₀, so that the two
+        runs' records are one run's (docs/networks.md, *Continuing a run*). A cell that
+        diverged in the earlier run diverges again at the first step here.
 
     A cell whose loss or weights stop being finite, or whose loss exceeds
     :data:`DIVERGENCE_FACTOR` × its start, is frozen at its last good state and ``diverged_at``
     holds the step (docs/networks.md (N12)); the other cells go on.
     """
+    start_step, record = _continued(net, start, start_step, steps, record)
     request = _Request.check(
         net, X, y, lr, steps, layer_lrs, loss, record, X_test, y_test, bool(track_kernel)
     )
     if progress is not None and not callable(progress):
         raise ValueError(f"progress must be a function of one whole number; got {progress!r:.60}.")
     data = _flatten(net, request)
+    if start is not None:
+        data.reference = [_cells_of(W, request.batch, 2) for W in start.weights]
     cells, recorded = request.cells, request.recorded
     out = _allocate(cells, recorded.size, net.depth, X_test is not None, request.track_kernel)
     if record_weights:
@@ -162,11 +177,52 @@ def train(
         _Chunk(net, data, span, request).run(out, diverged, data.final, report)
     if progress is not None:
         progress(request.steps)
-    return _result(net, data, out, diverged, request)
+    return _result(net, data, out, diverged, request, start_step)
 
 
-def _result(net, data, out, diverged, request: _Request) -> Training:
-    batch, recorded, lr = request.batch, request.recorded, request.lr
+def _continued(net, start, start_step, steps, record) -> tuple[int, np.ndarray | None]:
+    """``start_step`` checked, and ``record`` (counted from θ₀) in this call's own steps."""
+    if start is None:
+        if start_step != 0:
+            raise ValueError(
+                "start_step counts the steps already taken from start: pass start (the "
+                "networks' true start) with it, or leave it at 0."
+            )
+        return 0, record
+    if not isinstance(start, Network):
+        raise ValueError(f"start must be a Network (the run's true start); got {start!r:.60}.")
+    if not isinstance(net, Network):
+        raise ValueError(f"net must be a Network; got {net!r:.60}.")
+    same_shapes = [np.shape(W) for W in start.weights] == [np.shape(W) for W in net.weights]
+    if not same_shapes or start.activation != net.activation:
+        raise ValueError(
+            "start must be the same networks as net before training (the same widths, "
+            "activation and batch shape); got widths "
+            f"{start.widths} ({start.activation}) for {net.widths} ({net.activation})."
+        )
+    if not np.array_equal(np.asarray(start.gamma), np.asarray(net.gamma)):
+        raise ValueError("start and net must have the same output scale γ (one training run).")
+    start_step = positive_count("start_step", start_step, MAX_TRAIN_STEPS, minimum=0)
+    if record is None:
+        return start_step, None
+    absolute = np.atleast_1d(np.asarray(record))
+    if absolute.ndim != 1 or absolute.size == 0 or not np.issubdtype(absolute.dtype, np.integer):
+        raise ValueError(
+            f"record must be a non-empty 1-d sequence of whole step numbers; got {record!r:.60}."
+        )
+    steps = positive_count("steps", steps, MAX_TRAIN_STEPS, minimum=0)
+    if absolute.min() < start_step or absolute.max() > start_step + steps:
+        raise ValueError(
+            "record counts steps from the true start: it must lie within start_step..start_step "
+            f"+ steps = {start_step}..{start_step + steps}; got {absolute.min()}..{absolute.max()}."
+        )
+    return start_step, absolute - start_step
+
+
+def _result(net, data, out, diverged, request: _Request, start_step: int = 0) -> Training:
+    batch, lr = request.batch, request.lr
+    recorded = request.recorded + start_step
+    diverged = np.where(diverged >= 0, diverged + start_step, -1)
 
     def shaped(array):
         return None if array is None else array.reshape(batch + array.shape[1:])
