@@ -84,6 +84,7 @@ def test_the_default_record_of_a_continued_run_counts_from_the_true_start():
         ("text", dict(start_step=10), "start must be a Network"),
         ("wider", dict(start_step=10), "same networks as net"),
         ("other gamma", dict(start_step=10), "same output scale"),
+        ("overflowing", dict(start_step=10), "loss of start overflows"),
         ("same", dict(start_step=-1), "start_step"),
         ("same", dict(start_step=10, record=[0, 20]), "start_step..start_step"),
         ("same", dict(start_step=10, record=[10, 71]), "10..70"),
@@ -97,6 +98,7 @@ def test_a_continuation_that_does_not_fit_its_start_is_refused(start, options, m
         "text": "θ₀",
         "wider": nw.kunin_init(2, 52, tau=taus, delta=0.0, seed=1),
         "other gamma": nw.Network(net.weights, net.activation, 2.0),
+        "overflowing": nw.Network(tuple(1e200 * W for W in net.weights), net.activation, 1.0),
         "same": net,
     }[start]
     with pytest.raises(ValueError, match=message):
