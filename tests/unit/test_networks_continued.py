@@ -8,16 +8,7 @@ import pytest
 from solvers import networks as nw
 from solvers.networks import _compiled
 
-FIELDS = (
-    "loss",
-    "test_loss",
-    "kernel_distance",
-    "alignment",
-    "kernel_norm",
-    "zeta",
-    "activation_distance",
-    "parameter_distance",
-)
+FIELDS = nw.RECORDED  # every diagnostic a run records
 
 
 def _setting():
