@@ -25,8 +25,9 @@ those defaults (the engine's time includes its checks of the arguments and its t
 "compiled / numpy" rows train the same networks (records 0 and the last only) once through the
 compiled loop and once through the numpy loop, alternately; ratio = numpy time / compiled time
 (above 1: compiled faster). The engine uses the compiled loop up to
-``_compiled.MAX_STEP_FLOPS`` matmul flops per step of a chunk of networks, and for networks of
-one hidden layer on at most ``_compiled.FUSED_MAX_INPUTS`` inputs whatever their number.
+``_compiled.MAX_STEP_FLOPS`` matmul flops per step of a chunk of networks, and for ReLU
+networks of one hidden layer on at most ``_compiled.FUSED_MAX_INPUTS`` inputs whatever their
+number.
 """
 
 from __future__ import annotations
@@ -113,7 +114,7 @@ def grid(d: int, h: int, n: int, cells: int, seed: int = 0):
 
 
 def single(d: int, h: int, n: int, seed: int = 0):
-    """One teacher–student network (the network view's default setting)."""
+    """One teacher–student network of the network view's default sizes."""
     X, y = nw.teacher_student(d, 3, n, seed=seed)
     net = nw.kunin_init(d, h, tau=np.array([0.5]), delta=np.array([0.0]), seed=seed)
     return net, X, y, np.full(net.batch_shape, 2e-3 / 0.5**2)
