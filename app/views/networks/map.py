@@ -236,7 +236,8 @@ PRESETS = (
         "Fig. 1b at the paper's sizes: 17 × 17 cells, 16 seeds, 1,000 steps",
         "Kunin et al.'s own Fig. 1b: their networks (d = 100, n = 1,000, h = 50, a k = 3 "
         "teacher), grid, 16 seeds and rate, recorded after 10, 100 and 1,000 steps (their "
-        "early panels; they trained 10⁵). About an hour of one core: a server runs it whole "
+        "early panels; they trained 10⁵), on 1,000 test points (they drew 10,000) and τ up to 2 "
+        "(theirs to 1.995). About an hour of one core: a server runs it whole "
         "with a map budget of 4,100 s or more; under the default budget it is cut to 16 × 16 "
         "cells and 99 steps, and says so.",
         FIG_1B_PAPER,
