@@ -14,23 +14,37 @@ processes that the other web processes' job dispatchers fork — take the parts 
   taker's heartbeat stopped or whose result the cache does not have: the job ends with or
   without helpers, and no helper can hold it up.
 
-The job's progress is the sum of every part's. A cancelled job stops its lead at once (its own
-heartbeat, app/job_runner.py) and its helpers at their next beat. Parts already in the cache are
-not computed again: a job cancelled half-way and started again begins where it stopped.
+The job's progress is the sum of every part's. Where the parts' result can be drawn before it
+is whole (``Parts.partial``), the lead keeps the result of the parts done so far in the cache
+at most every ``PARTIAL_SECONDS`` and says in the job store how many parts it holds
+(``partial:{setting}``, app/core/jobs.py): the pages following the job draw it.
+
+A cancelled job stops its lead at once (its own heartbeat, app/job_runner.py) and its helpers at
+their next beat. Parts already in the cache are not computed again: a job cancelled half-way and
+started again begins where it stopped (and its page draws those parts at once).
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
+import math
 import threading
 import time
 from collections.abc import Callable
 from typing import Any
 
 from .cache import ResultCache
-from .core.jobs import BEAT_SECONDS, ENDED_SECONDS, LOST_AFTER, JobRecord, holder, record_key
-from .core.parts import Parts, Report
+from .core.jobs import (
+    BEAT_SECONDS,
+    ENDED_SECONDS,
+    LOST_AFTER,
+    JobRecord,
+    holder,
+    partial_key,
+    record_key,
+)
+from .core.parts import PARTIAL_SECONDS, Parts, Report, partial_entry
 from .fingerprint import code_version
 from .job_store import JobStore, StoreError
 
@@ -144,6 +158,9 @@ class SharedParts:
         self._helping = 0
         #: the fraction of the whole last reported
         self._shown = 0.0
+        #: how many parts the partial result last kept holds, and when it was kept
+        self._partial_parts = 0
+        self._partial_at = -math.inf
 
     def key(self, index: int) -> str:
         return f"{self.prefix}{index}"
@@ -288,13 +305,38 @@ class SharedParts:
                 1.0 if state.get("done") else float(state.get("progress", 0.0)) for state in others
             )
             self._helping = len({s.get("holder") for s in others if not s.get("done")})
+        self._keep_partial(ready)
         # the bar never goes back (a part taken over from a helper that stopped starts again)
         whole = min(max((len(ready) + own + self._others) / self.count, self._shown), 1.0)
         self._shown = whole
         text = self.parts.progress_text(self.controls, whole)
         if self._helping:
             text += f" ({self._helping + 1} workers sharing it)"
+        if self._partial_parts:  # (on a phone this bar is above the plots, the status below)
+            text += "; the plots show the part done so far"
         report(0.99 * whole, text)
+
+    def _keep_partial(self, ready: dict[int, Any]) -> None:
+        """Keep the result of the parts done so far (the helpers' gathered first), if the
+        parts can be combined before they are all done, there are new ones, and the last was
+        kept :data:`PARTIAL_SECONDS` ago: the pages following the job draw it."""
+        if self.parts.partial is None or time.monotonic() - self._partial_at < PARTIAL_SECONDS:
+            return
+        self._partial_at = time.monotonic()
+        with contextlib.suppress(StoreError):
+            self._gather(ready)
+        if len(ready) <= self._partial_parts or len(ready) == self.count:
+            return
+        try:
+            result = self.parts.partial(self.controls, dict(ready))
+            namespace, parameters = partial_entry(self.record.view, self.record.setting)
+            self.cache.put(namespace, parameters, result, self.parts.result_type, int(self.ttl))
+            said = {"attempt": self.record.attempt, "parts": len(ready), "of": self.count}
+            self.store.put(partial_key(self.record.setting), said, self.ttl)
+        except Exception as error:  # (only a view of the job on its way: the job goes on)
+            log.warning("no partial result of %s: %s", self.prefix, error)
+            return
+        self._partial_parts = len(ready)
 
     # -- a helper -------------------------------------------------------------------------------
 

@@ -3,7 +3,8 @@
  * - How a job ended wakes the view's gate (assets/app.js): when its "-job-done" store changes,
  *   through Dash's callback chain, with a request that goes out even for the values it last
  *   asked, so that the server callback, reading the store as its State, sees how the job ended:
- *   the map is drawn from the cache, or the page says why not.
+ *   the map is drawn from the cache, or the page says why not. So does a partial result with
+ *   more parts than the page drew ("-job-partial"): the server draws it while the job runs.
  * - One poll in flight: the poll's interval ticks every POLL_MS, but a tick goes to the server
  *   only once Dash has stored the answer to the poll before ("-job-polled"). Dash drops the
  *   answer of a callback still on its way when the same callback is asked again, so on a busy
@@ -22,6 +23,7 @@
 
   window.dash_clientside = Object.assign({}, window.dash_clientside, {
     lazyRichJobs: {
+      /* the job ended, or has a partial result the page has not drawn: the gate asks again */
       ended: function (done) {
         if (!done) { return noUpdate(); }
         return {force: Date.now()};

@@ -6,7 +6,9 @@ The job only fills the result cache; drawing stays where it always is. When a vi
 and asks :meth:`Jobs.submit` for the result; the page then follows its *ticket* (a small
 callback polled every :data:`POLL_MS`, one poll in flight) until the job has put the result in
 the cache, and its end (``{key}-job-done``) wakes the page's gate, which asks again and is
-answered from the cache.
+answered from the cache. A job whose parts can be drawn before they are all done
+(app/core/parts.py) says how many parts its partial result holds (:func:`partial_key`); each new
+count wakes the gate too (``{key}-job-partial``), and the page draws that result meanwhile.
 
 This is the project's own small job system rather than Dash's background callbacks, because a
 class needs what those lack (see docs/deploying.md):
@@ -94,6 +96,11 @@ _JOB_STATUS = (
     "Computing in the background ({expected}progress below); the plots keep what they showed "
     "until it ends."
 )
+#: … while the plots show the job's partial result
+_PARTIAL_STATUS = (
+    "Computing in the background ({expected}progress below); the plots show the part done so "
+    "far and fill in as it goes."
+)
 CANCELLED = "Cancelled: the plots keep what they showed before."
 LOST = (
     "The computation stopped without an answer (its worker stopped or restarted). "
@@ -149,11 +156,12 @@ def limit_text(seconds: float) -> str:
     return _wait_text(seconds)
 
 
-def job_status(expected: float | None) -> str:
+def job_status(expected: float | None, partial: bool = False) -> str:
     """The status line while a job computes the page's plots, with the view's estimate of its
-    time on one worker where the view gives one (a map of the papers' sizes takes minutes)."""
+    time on one worker where the view gives one (a map of the papers' sizes takes minutes);
+    ``partial``: the plots show the job's partial result."""
     said = "" if expected is None else f"about {_wait_text(expected)}; "
-    return _JOB_STATUS.format(expected=said)
+    return (_PARTIAL_STATUS if partial else _JOB_STATUS).format(expected=said)
 
 
 @dataclass(frozen=True)
@@ -258,6 +266,8 @@ class JobStatus:
     fraction: float | None = 0.0
     text: str = ""
     message: str = ""
+    #: how many parts the partial result kept of a job waiting or running holds (0: none)
+    partial: int = 0
 
 
 @dataclass(frozen=True)
@@ -330,6 +340,12 @@ def holder() -> str:
 
 def record_key(setting: str) -> str:
     return f"job:{setting}"
+
+
+def partial_key(setting: str) -> str:
+    """How many parts the partial result of a setting's job holds: ``{"parts": k, "of": n}``
+    (app/shared_parts.py writes it with the result, app/core/parts.py ``partial_entry``)."""
+    return f"partial:{setting}"
 
 
 def watchers_key(setting: str) -> str:
@@ -544,7 +560,10 @@ class Jobs:
             if self.runner is not None:
                 self.runner.wake()
             self._unreachable.pop(follow.ticket, None)
-            return self._describe(record)
+            status = self._describe(record)
+            if status.state in ("waiting", "running"):
+                status = replace(status, partial=self._partial_parts(follow.setting))
+            return status
         except StoreError as error:
             log.warning("job status unavailable: %s", error)
             return self._unreachable_status(follow)
@@ -569,6 +588,12 @@ class Jobs:
             self.store.leave(watchers_key(follow.setting), follow.ticket)
             return why
         return None
+
+    def _partial_parts(self, setting: str) -> int:
+        """How many parts the setting's partial result holds (0: none kept)."""
+        said = self.store.get(partial_key(setting))
+        parts = said.get("parts") if isinstance(said, dict) else None
+        return parts if isinstance(parts, int) and not isinstance(parts, bool) else 0
 
     def _unreachable_status(self, follow: Follow) -> JobStatus:
         """The store did not answer: a Redis restarting is back within a second or two, and
@@ -663,17 +688,19 @@ class Jobs:
                 "retry_hidden": Output(f"{key}-retry", "hidden"),
                 "poll_off": Output(f"{key}-job-poll", "disabled"),
                 "done": Output(f"{key}-job-done", "data"),
+                "partial": Output(f"{key}-job-partial", "data"),
                 "polled": Output(f"{key}-job-polled", "data"),
             },
             inputs={
                 "job": Input(f"{key}-job", "data"),
                 "tick": Input(f"{key}-job-tick", "data"),
+                "partial": State(f"{key}-job-partial", "data"),
             },
             prevent_initial_call=True,
         )
-        def follow(job, tick):
+        def follow(job, tick, partial):
             # (any new value of the store frees the page's next poll: assets/jobs.js)
-            return self.follow(job) | {"polled": time.time()}
+            return self.follow(job, partial) | {"polled": time.time()}
 
         _register_one_poll_in_flight(key, app)
 
@@ -703,18 +730,13 @@ class Jobs:
             # not an outcome: the page's gate asks again, and a new computation starts
             return {"retry": clicks if isinstance(clicks, int) else 0}, True
 
-        # how the job ended wakes the gate through Dash's chain (assets/jobs.js), so that the
-        # main callback reads the new value of ``{key}-job-done``
-        app.clientside_callback(
-            ClientsideFunction("lazyRichJobs", "ended"),
-            Output(f"{key}-wake", "data", allow_duplicate=True),
-            Input(f"{key}-job-done", "data"),
-            prevent_initial_call=True,
-        )
+        _register_wakes(key, app)
 
-    def follow(self, job: Any) -> dict:
-        """The poll's answer for the page's job data (its ticket, or why none started)."""
-        quiet = {"progress": no_update, "text": no_update, "done": no_update}
+    def follow(self, job: Any, partial: Any = None) -> dict:
+        """The poll's answer for the page's job data (its ticket, or why none started);
+        ``partial``: what the page last heard of the job's partial result (its
+        ``{key}-job-partial`` store), which a count of parts it has not heard replaces."""
+        quiet = dict.fromkeys(("progress", "text", "done", "partial"), no_update)
         if isinstance(job, dict) and isinstance(job.get("refused"), str):
             return quiet | {"bar_hidden": True, "retry_hidden": False, "poll_off": True}
         follow = Follow.parse(job)
@@ -735,6 +757,7 @@ class Jobs:
                 "retry_hidden": True,
                 "poll_off": False,
                 "done": no_update,
+                "partial": _new_partial(follow, status, partial),
             }
         ok = status.state == "done"
         outcome = JobOutcome(follow.values, ok, status.message)
@@ -745,6 +768,7 @@ class Jobs:
             "retry_hidden": ok,
             "poll_off": True,
             "done": outcome.to_data(),
+            "partial": no_update,
         }
 
     def cancel(self, job: Any) -> dict:
@@ -756,6 +780,20 @@ class Jobs:
         except StoreError as error:
             log.warning("cancel: %s", error)
         return {"status": CANCELLED, "bar_hidden": True, "retry_hidden": False, "poll_off": True}
+
+
+def _register_wakes(key: str, app: Dash) -> None:
+    """How the job ended wakes the gate through Dash's chain (assets/jobs.js), so that the
+    main callback reads the new value of ``{key}-job-done``; so does a partial result with
+    another number of parts than the page drew (``{key}-job-partial``: the main callback draws
+    it)."""
+    for store in ("done", "partial"):
+        app.clientside_callback(
+            ClientsideFunction("lazyRichJobs", "ended"),
+            Output(f"{key}-wake", "data", allow_duplicate=True),
+            Input(f"{key}-job-{store}", "data"),
+            prevent_initial_call=True,
+        )
 
 
 def _register_one_poll_in_flight(key: str, app: Dash) -> None:
@@ -775,6 +813,15 @@ def _register_one_poll_in_flight(key: str, app: Dash) -> None:
     )
 
 
+def _new_partial(follow: Follow, status: JobStatus, heard: Any) -> Any:
+    """The page's ``{key}-job-partial`` store when the job's partial result holds another
+    number of parts than the page last heard of for this setting (which wakes its gate: the
+    count grows as parts finish, and starts again with a new version of the code), else
+    no_update."""
+    said = {"setting": follow.setting, "parts": status.partial}
+    return said if status.partial > 0 and said != heard else no_update
+
+
 def _released(held: Any) -> str | None:
     """Why the page released a ticket (its stored value), or None if it did not."""
     if isinstance(held, dict) and held.get("released") in RELEASED:
@@ -791,6 +838,7 @@ def page_parts(key: str) -> list:
         dcc.Interval(id=f"{key}-job-poll", interval=POLL_MS, disabled=True),
         dcc.Store(id=f"{key}-job-tick"),
         dcc.Store(id=f"{key}-job-polled"),
+        dcc.Store(id=f"{key}-job-partial"),
     ]
 
 

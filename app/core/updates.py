@@ -339,6 +339,21 @@ class Reply:
             answered=self._answer(shown, stale),
         )
 
+    def partial(
+        self,
+        figures: Sequence[Any],
+        summary: Any,
+        messages: Sequence[str],
+        frames: dict | None,
+        status: str,
+        job: Any,
+    ) -> Answer:
+        """The answer with a background job's partial result drawn whole, the page following
+        the job (``job``: its ticket and values). What the page shows is not told to the
+        gate: these figures are no state that a later answer may send differences from."""
+        answer = self.drawn(figures, summary, messages, frames)
+        return replace(answer, status=status, answered=self._answer(None), job=job)
+
     def failed(self, messages: Sequence[str]) -> Answer:
         """Every plot empty, saying it could not be computed; the messages say why."""
         return Answer(

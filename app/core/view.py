@@ -41,7 +41,7 @@ from .frames import Frames, place
 from .jobs import MALFORMED, NOT_KEPT, JobOutcome, Jobs, Refusal, job_status, well_formed
 from .layout import view_page
 from .panel import Figure, Panel
-from .parts import Parts
+from .parts import Parts, partial_entry
 from .presets import Preset
 from .sent import SentFigures
 from .state import PageState, StateSpec, truth
@@ -358,7 +358,7 @@ class View(Generic[Controls, Result]):
         reply = Reply.to(graphs, ask, raw_controls, search, _carried(page))
         if jobs is not None and self.awaits_job(cache, controls, jobs):
             return self._background(
-                jobs, controls, request, raw_controls, reply, corrections, done, job, client
+                cache, jobs, controls, request, raw_controls, reply, corrections, done, job, client
             )
         skipped, whole = ask.plan(graphs)
         stale = ask.stale_after(graphs, skipped, reply.asked)
@@ -379,6 +379,7 @@ class View(Generic[Controls, Result]):
 
     def _background(
         self,
+        cache: ResultCache,
         jobs: Jobs,
         controls: Controls,
         request: Any,
@@ -389,10 +390,10 @@ class View(Generic[Controls, Result]):
         job: Any,
         client: str,
     ) -> Answer:
-        """The answer while these controls' result is a background job's: the plots stay;
-        the page follows the job (started now, or shared with another page), or says why
-        none runs (it ended without a result, the request was malformed, the server is
-        busy)."""
+        """The answer while these controls' result is a background job's: the plots stay (or
+        show the job's partial result, :meth:`_partial`); the page follows the job (started
+        now, or shared with another page), or says why none runs (it ended without a result,
+        the request was malformed, the server is busy)."""
         outcome = JobOutcome.parse(done)
         if outcome is not None and outcome.concerns(reply.asked):
             # ended for these very values, yet not in the cache: it failed or was not kept
@@ -404,7 +405,26 @@ class View(Generic[Controls, Result]):
         if isinstance(started, Refusal):
             return reply.waiting("", [*corrections, started.message], started.to_data(reply.asked))
         expected = self.job_seconds(controls) if self.job_seconds is not None else None
-        return reply.waiting(job_status(expected), corrections, started.to_data())
+        partial = self._partial(cache, jobs, controls)
+        if partial is None:
+            return reply.waiting(job_status(expected), corrections, started.to_data())
+        try:
+            drawn = self.draw(controls, Computed(partial, None), reply.frame, reply.theme)
+        except Exception:  # (only a view of the job on its way: the plots stay)
+            log.exception("drawing the partial result of %s failed for %s", self.key, controls)
+            return reply.waiting(job_status(expected), corrections, started.to_data())
+        figures, summary, notes, frames = drawn
+        status = job_status(expected, partial=True)
+        messages = [*corrections, *notes]
+        return reply.partial(figures, summary, messages, frames, status, started.to_data())
+
+    def _partial(self, cache: ResultCache, jobs: Jobs, controls: Controls) -> Result | None:
+        """The result of the parts of these controls' job done so far, where its parts can be
+        drawn before they are all done and the job's lead has kept one (app/core/parts.py)."""
+        if self.parts is None or self.parts.partial is None:
+            return None
+        namespace, parameters = partial_entry(self.key, jobs.setting(self, controls))
+        return cache.get(namespace, parameters, self.result_type)
 
     def _search(self, controls: Controls, page: Any) -> str:
         embed = isinstance(page, dict) and truth(page.get("embed")) is True

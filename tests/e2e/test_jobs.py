@@ -103,6 +103,44 @@ def test_two_pages_opening_the_same_map_at_once_both_get_it_from_one_computation
     assert [(r.state, r.tries) for r in mine] == [("done", 1)]  # one computation, run once
 
 
+#: how much of the map the page draws: its kernel map's finite cells, and what the summary says
+DRAWN_SO_FAR = f"""() => {{
+    const g = document.querySelector('#{KEY}-graph-kernel .js-plotly-plot');
+    const z = g && g._fullData && g._fullData.length ? g._fullData[0].z : [];
+    const cells = Array.from(z, row => Array.from(row)).flat();
+    return {{finite: cells.filter(Number.isFinite).length,
+             summary: (document.getElementById('{KEY}-summary') || {{}}).textContent || ''}};
+}}"""
+
+
+def test_a_map_of_several_parts_is_drawn_as_they_finish(page, local_jobs):
+    """A map of four seeds (four parts, shared by the two web processes): while its job runs
+    the page draws the parts done so far — every cell, each the mean of the seeds trained so
+    far, the summary saying how many networks that is — and then the whole map."""
+    url, _ = local_jobs
+    values = HEAVY | {"seeds": 4, "seed": 14, "steps": 3000}
+    open_map(page, url, values)
+    partial = []
+
+    def looked(state: dict) -> bool:
+        if state["shown"]:
+            now = page.evaluate(DRAWN_SO_FAR)
+            if now["finite"] and now not in partial:
+                partial.append(now | {"timing": state["timing"]})
+        return drawn(page, values["resolution"])(state)
+
+    seen = follow(page, looked)
+    assert partial, "nothing was drawn before the job ended"
+    assert all(state["finite"] == 100 for state in partial)  # (a part holds every row)
+    assert any("networks trained" in state["summary"] for state in partial), partial
+    assert all("done so far" in state["timing"] for state in partial), partial
+    assert any("the plots show the part done so far" in s["text"] for s in seen), seen
+    final = page.evaluate(DRAWN_SO_FAR)
+    assert final["finite"] == 100 and "so far" not in final["summary"]
+    ended = page.evaluate(STATUS)
+    assert ended["timing"] == "" and ended["messages"].startswith("Expected time"), ended
+
+
 def server_log(jobs_dir: Path, lines: int = 40) -> str:
     """The last lines of the :func:`local_jobs` server's log (for a failure's report)."""
     try:

@@ -332,6 +332,35 @@ def test_how_a_job_ends_reaches_the_page(recorded, store):
     assert Follow.parse(retried.job) is not None
 
 
+def test_each_new_partial_result_wakes_the_page_once(recorded, store):
+    """The poll tells the page (its ``-job-partial`` store, which wakes its gate) when the
+    job's partial result holds another number of parts than the page heard of for this
+    setting; not again for the same; never once the job has ended."""
+    follow = Follow.parse(_ask(recorded).job)
+    assert recorded.follow(follow.to_data())["partial"] is no_update  # nothing kept yet
+    key = jobs.partial_key(follow.setting)
+    store.put(key, {"attempt": "a" * 32, "parts": 2, "of": 8}, 60)
+    said = recorded.follow(follow.to_data())["partial"]
+    assert said == {"setting": follow.setting, "parts": 2}
+    assert recorded.follow(follow.to_data(), said)["partial"] is no_update
+    store.put(key, {"attempt": "a" * 32, "parts": 3, "of": 8}, 60)
+    assert recorded.follow(follow.to_data(), said)["partial"]["parts"] == 3
+    # heard of another setting's (the page moved on): this one's is news
+    other = {"setting": "networks-map:" + "f" * 32, "parts": 3}
+    assert recorded.follow(follow.to_data(), other)["partial"]["parts"] == 3
+    # planted values read as none kept
+    for planted in ({"parts": "3"}, {"parts": True}, {"parts": None}, {}):
+        store.put(key, planted, 60)
+        assert recorded.status(follow).partial == 0
+        assert recorded.follow(follow.to_data())["partial"] is no_update
+    store.put(key, {"attempt": "a" * 32, "parts": 3, "of": 8}, 60)
+    record = JobRecord.parse(store.get(jobs.record_key(follow.setting)))
+    store.put(
+        jobs.record_key(follow.setting), dataclasses.replace(record, state="done").to_data(), 60
+    )
+    assert recorded.follow(follow.to_data())["partial"] is no_update  # (the whole map now)
+
+
 def test_a_store_away_for_a_moment_keeps_the_page_waiting_then_says_so(recorded):
     """The job store stops answering (a Redis restarting; here a port where none listens):
     the page keeps its bar (and its progress) for UNREACHABLE_GRACE seconds, the job running
@@ -395,9 +424,11 @@ def test_a_full_disk_leaves_no_empty_file_behind():
 @pytest.mark.parametrize("nasty", NASTIES[:12], ids=[repr(n)[:24] for n in NASTIES[:12]])
 def test_hostile_job_data_never_breaks_the_page(recorded, nasty):
     for job in (nasty, {"ticket": nasty, "setting": nasty}, {"refused": nasty}):
-        polled = recorded.follow(job)
+        polled = recorded.follow(job, nasty)
         assert polled["poll_off"] is True
         recorded.cancel(job)
+    follow = _ask(recorded).job
+    assert recorded.follow(follow, nasty)["poll_off"] is False
     found = _ask(recorded, LIGHT, done=nasty, job=nasty)
     assert found.figures[0] is not no_update
 

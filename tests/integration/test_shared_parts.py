@@ -2,8 +2,9 @@
 against a real job store (a private folder), a real cache folder and real processes: two web
 processes' dispatchers share one map and draw the same map as one process alone; a helper
 gives way to a queued job and stops when the job ends; the lead takes over a part whose taker
-stopped and recomputes one the cache lost; a job started again reuses the parts already done.
-(On Celery workers through Redis: tests/e2e/test_shared_maps.py.)"""
+stopped and recomputes one the cache lost; a job started again reuses the parts already done;
+the parts done so far are kept for the page, which draws them while the job runs. (On Celery
+workers through Redis: tests/e2e/test_shared_maps.py.)"""
 
 from __future__ import annotations
 
@@ -14,11 +15,12 @@ import time
 
 import numpy as np
 import pytest
+from dash import no_update
 from flask import Flask
 
 from app.cache import ResultCache
-from app.core.jobs import Follow, JobLimits, JobRecord, Jobs, record_key
-from app.core.parts import Parts
+from app.core.jobs import Follow, JobLimits, JobRecord, Jobs, partial_key, record_key
+from app.core.parts import PARTIAL_SECONDS, Parts, partial_entry
 from app.job_runner import LocalRunner
 from app.job_store import FolderJobStore, RedisJobStore
 from app.shared_parts import PART, SharedParts
@@ -26,6 +28,7 @@ from app.views import BY_KEY
 from app.views.networks import MAP
 from app.views.networks import map as network_map
 from tests import servers
+from tests.integration.figures import unpacked
 
 GATE = {"seq": 1, "frame": 0, "drawn": None}
 PAGE = {"embed": False, "messages": []}
@@ -104,7 +107,7 @@ class Numbers:
     value: np.ndarray
 
 
-def _counting_parts(count: int, seconds: float, computed: list) -> Parts:
+def _counting_parts(count: int, seconds: float, computed: list, partial=None) -> Parts:
     def compute_part(controls, index, report):
         computed.append(index)
         for step in range(10):
@@ -118,6 +121,8 @@ def _counting_parts(count: int, seconds: float, computed: list) -> Parts:
         lambda controls, parts: [part.value[0] for part in parts],
         Numbers,
         lambda controls, fraction: f"{fraction:.0%}",
+        partial,
+        Numbers,
     )
 
 
@@ -236,3 +241,74 @@ def test_a_job_store_gone_away_leaves_the_lead_computing_alone(cache):
     lead = _shared(away, cache, record, parts)
     assert _values(lead.lead(lambda *_: None, None)) == [0.0, 1.0, 2.0]
     assert computed == [0, 1, 2]
+
+
+def test_the_lead_keeps_the_parts_done_so_far_for_the_page(store, cache):
+    """A result drawn as its parts finish: the lead keeps the result of the parts done so far
+    (at most every PARTIAL_SECONDS, never the whole one) and says how many parts it holds."""
+    computed: list[int] = []
+    indices = []
+
+    def so_far(controls, ready):
+        indices.append(sorted(ready))
+        return Numbers(np.array(sorted(ready), dtype=float))
+
+    parts = _counting_parts(5, 0.6 * PARTIAL_SECONDS, computed, partial=so_far)
+    record = _running(store)
+    said, running = [], threading.Event()
+
+    def watch() -> None:  # what a page's polls read meanwhile
+        while not running.is_set():
+            value = store.get(partial_key(record.setting))
+            if value is not None and value not in said:
+                said.append(value)
+            time.sleep(0.05)
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    try:
+        found = _shared(store, cache, record, parts).lead(lambda *_: None, None)
+    finally:
+        running.set()
+        watcher.join()
+    assert _values(found) == [0.0, 1.0, 2.0, 3.0, 4.0]
+    counts = [value["parts"] for value in said]
+    assert counts[0] == 1 and counts == sorted(set(counts)) and counts[-1] < 5, said
+    assert all(value["of"] == 5 and value["attempt"] == record.attempt for value in said)
+    assert indices == [list(range(k)) for k in counts]  # (the parts in order, one worker)
+    kept = cache.get(*partial_entry(record.view, record.setting), Numbers)
+    np.testing.assert_array_equal(kept.value, range(counts[-1]))
+
+
+def test_a_page_draws_a_map_s_parts_as_they_finish(store, cache):
+    """The map of four seeds, one part each, in a job: the page's poll hears of each new
+    partial result once, its gate's request then draws it (the whole map from the parts done,
+    with what is there in the summary) and follows the same job; the end draws the whole."""
+    values = {"d": 10, "n": 100, "resolution": 10, "steps": 2000, "seeds": 4, "seed": 7}
+    controls = MAP.spec.with_overrides(values)
+    service = Jobs(store, LocalRunner(store, cache, BY_KEY), JobLimits())
+    follow = Follow.parse(_ask(service, controls, cache).job)
+    heard, answers, texts, deadline = None, [], [], time.monotonic() + 300
+    while (status := service.status(follow)).state not in ("done", "failed"):
+        assert time.monotonic() < deadline, "the job did not end"
+        texts.append(status.text)
+        polled = service.follow(follow.to_data(), heard)
+        if isinstance(polled["partial"], dict):  # (else no_update: nothing new)
+            heard = polled["partial"]
+            assert service.follow(follow.to_data(), heard)["partial"] is no_update
+            answer = _ask(service, controls, cache, job=follow.to_data())
+            answers.append((heard["parts"], answer))
+            follow = Follow.parse(answer.job)
+        time.sleep(0.2)
+    assert status.state == "done", status.message
+    assert answers and [parts for parts, _ in answers] == sorted({p for p, _ in answers})
+    # the bar says so too (on a phone it is above the plots, the status line below them)
+    assert any(text.endswith("; the plots show the part done so far") for text in texts), texts
+    for parts, answer in answers:
+        assert "the plots show the part done so far" in answer.status
+        assert answer.answered["drawn"] is None  # (no state to send differences from)
+        heat = answer.figure("kernel")["data"][0]
+        assert np.isfinite(unpacked(heat["z"])).all()  # (each part: every row)
+        assert f"{100 * parts} of its 400 networks trained" in str(answer.summary)
+    whole = _ask(service, controls, cache)
+    assert whole.status == "" and "so far" not in str(whole.summary)

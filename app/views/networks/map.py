@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -432,6 +432,8 @@ class Snapshot:
     parameter_distance: np.ndarray  #: (S, D)
     spread: Measures  #: (S, D) each: the seeds' standard deviation
     diverged: np.ndarray  #: (S, D) the first step at which a seed's network diverged, or −1
+    #: (S,) the seeds trained so far in each row, of a map still being computed (None: whole)
+    seeds_done: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -446,6 +448,9 @@ class Map:
     mean: Measures  #: (R, S, D) each: the mean over the seeds
     spread: Measures  #: (R, S, D) each: the seeds' standard deviation
     diverged: np.ndarray  #: (S, D) the first step at which a seed's network diverged, or −1
+    #: (S,) the seeds trained so far in each row, of a map still being computed: each cell
+    #: the mean and spread of those (NaN in a row with none yet); None: the whole map
+    seeds_done: np.ndarray | None = None
 
     @property
     def steps(self) -> int:
@@ -470,6 +475,7 @@ class Map:
             self.seeds,
             spread=self.spread.at(index),
             diverged=self.diverged,
+            seeds_done=self.seeds_done,
             **dict(_items(self.mean.at(index))),
         )
 
@@ -550,25 +556,57 @@ def _progress_text(controls: Controls, fraction: float) -> str:
 def _averaged(controls: Controls, parts: list[Block]) -> Map:
     """The map from its parts (each seed's blocks of rows, in order): means and spreads over
     the seeds."""
+    return _combined(controls, dict(enumerate(parts)))
+
+
+def _combined(controls: Controls, ready: Mapping[int, Block]) -> Map:
+    """The map from the parts done (index → part, at least one): each cell's mean and spread
+    over the seeds trained in its row so far (as numpy's mean and std over all of them, once
+    every part is done); a row none has reached yet is NaN (a blank row on the page)."""
     controls = within_budget(controls)
-    count = len(seeds(controls))
+    drawn, layout = seeds(controls), blocks(controls)
+    taus, deltas, rates = grid(controls)
+    recorded = recorded_steps(controls.steps)
+    done = np.zeros((len(drawn), taus.size), dtype=bool)  # (seeds, S)
+    for index in ready:
+        seed, rows = layout[index]
+        done[seed - drawn.start, rows] = True
 
-    def by_seed(name: str) -> np.ndarray | None:  # (seeds, R, S, D); "diverged" (seeds, S, D)
-        values = [getattr(part, name) for part in parts]
-        if values[0] is None:
+    def by_seed(name: str, shape: tuple[int, ...], fill: float) -> np.ndarray | None:
+        """(seeds, *shape, S, D) of the parts done, ``fill`` elsewhere."""
+        if getattr(next(iter(ready.values())), name) is None:
             return None
-        return np.stack(np.split(np.concatenate(values, axis=-2), count, axis=-2))
+        found = np.full((len(drawn), *shape, taus.size, deltas.size), fill)
+        for index, part in ready.items():
+            seed, rows = layout[index]
+            found[seed - drawn.start, ..., rows, :] = getattr(part, name)
+        return found
 
-    diverged = by_seed("diverged")
+    count = done.sum(axis=0)  # (S,)
+    inside = done[:, None, :, None]  # (seeds, 1, S, 1)
+
+    def mean(values: np.ndarray) -> np.ndarray:
+        with np.errstate(invalid="ignore", divide="ignore"):  # (a row no seed reached yet)
+            return np.where(inside, values, 0.0).sum(axis=0) / count[:, None]
+
+    def spread(values: np.ndarray) -> np.ndarray:
+        deviation = np.where(inside, values - mean(values), 0.0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.sqrt((deviation * deviation).sum(axis=0) / count[:, None])
+
+    diverged = by_seed("diverged", (), -1)  # (seeds, S, D)
     first = np.where(diverged >= 0, diverged, np.iinfo(np.int64).max).min(axis=0)
-    measured = {name: by_seed(name) for name in RECORDS}
+    measured = {name: by_seed(name, (recorded.size,), np.nan) for name in RECORDS}
     return Map(
-        *grid(controls),
-        recorded=recorded_steps(controls.steps),
-        seeds=count,
-        mean=Measures(**{n: None if v is None else v.mean(axis=0) for n, v in measured.items()}),
-        spread=Measures(**{n: None if v is None else v.std(axis=0) for n, v in measured.items()}),
+        taus,
+        deltas,
+        rates,
+        recorded=recorded,
+        seeds=len(drawn),
+        mean=Measures(**{n: None if v is None else mean(v) for n, v in measured.items()}),
+        spread=Measures(**{n: None if v is None else spread(v) for n, v in measured.items()}),
         diverged=np.where(diverged.max(axis=0) >= 0, first, -1),
+        seeds_done=None if done.all() else count,
     )
 
 
@@ -576,8 +614,8 @@ def _averaged(controls: Controls, parts: list[Block]) -> Map:
 #: measures with one value per recorded step
 RECORDS = tuple(field.name for field in dataclasses.fields(Measures))
 
-#: the map as parts the job workers share
-PARTS = Parts(_count, _train_block, _averaged, Block, _progress_text)
+#: the map as parts the job workers share, drawn as they finish
+PARTS = Parts(_count, _train_block, _averaged, Block, _progress_text, _combined, Map)
 
 
 def compute_job(controls: Controls, report: Report) -> Map:
@@ -619,6 +657,18 @@ def _seeds_text(seeds: int, first: int) -> str:
     return f"the mean of {seeds} seeds ({first}–{first + seeds - 1})"
 
 
+def _so_far(result: Map, seeds_done: np.ndarray) -> str:
+    """How much of a map still being computed its cells hold."""
+    trained = int(seeds_done.sum()) * result.deltas.size
+    whole = result.taus.size * result.deltas.size * result.seeds
+    text = f"{trained:,} of its {whole:,} networks trained"
+    if result.seeds > 1:
+        text += "; each cell the mean of the seeds trained in its row so far (fewer: noisier)"
+    if not seeds_done.all():
+        text += "; blank rows have none yet"
+    return text
+
+
 def facts(controls: Controls, result: Map) -> list[tuple[str, str]]:
     shown, name = result.at(controls.shown), controls.activation.replace("_", " ")
     items = [
@@ -646,11 +696,14 @@ def facts(controls: Controls, result: Map) -> list[tuple[str, str]]:
         ),
         (
             "kernel distance S(0, t)",
-            f"from {shown.kernel_distance.min():.3g} to {shown.kernel_distance.max():.3g}",
+            f"from {np.nanmin(shown.kernel_distance):.3g} to "
+            f"{np.nanmax(shown.kernel_distance):.3g}",
         ),
     ]
+    if result.seeds_done is not None:  # (NaN in the rows not trained yet)
+        items.insert(1, ("so far", _so_far(result, result.seeds_done)))
     if shown.test_loss is not None:
-        best = np.unravel_index(np.argmin(shown.test_loss), shown.test_loss.shape)
+        best = np.unravel_index(np.nanargmin(shown.test_loss), shown.test_loss.shape)
         items.append(
             (
                 "lowest test loss",

@@ -1,7 +1,8 @@
 """The network map's plots, one function each: the kernel distance, the test loss, the share of
 activation patterns changed, the parameter distance and the training loss, each over scale τ ×
 balance δ after one of the recorded steps, the mean over the seeds (Kunin et al. Fig. 1b and
-Fig. 10); the hover adds the seeds' spread."""
+Fig. 10); the hover adds the seeds' spread. A map still being computed has blank (NaN) rows
+where no seed is trained yet."""
 
 from __future__ import annotations
 
@@ -47,7 +48,8 @@ def _spread(shown: Snapshot, index: int, form: str = ".2g") -> str:
     """The seeds' standard deviation, ``customdata[index]`` of the hover (nothing for one)."""
     if shown.seeds == 1:
         return ""
-    return f" ± %{{customdata[{index}]:{form}}} (sd of {shown.seeds} seeds)"
+    seeds = f"{shown.seeds} seeds" if shown.seeds_done is None else "the seeds trained so far"
+    return f" ± %{{customdata[{index}]:{form}}} (sd of {seeds})"
 
 
 def _hover_data(shown: Snapshot, *values: np.ndarray, spread: np.ndarray) -> np.ndarray | None:
@@ -81,7 +83,7 @@ def draw_kernel(controls: Controls, result: Map) -> Figure:
         distance,
         "S(0, t)",
         zmin=0.0,
-        zmax=max(float(np.max(distance)), 1e-6),
+        zmax=max(float(np.nanmax(distance)), 1e-6),  # (NaN: rows of a map not done yet)
         customdata=_hover_data(shown, spread=shown.spread.kernel_distance),
         hover=f"{_where(shown)}<br>S = %{{z:.3g}}{_spread(shown, 0)}",
     )
@@ -96,7 +98,7 @@ def _log_map(
     values, spread = getattr(shown, name), getattr(shown.spread, name)
     with np.errstate(divide="ignore"):
         logs = np.log10(np.maximum(values, 1e-300))
-    top = float(np.max(logs))
+    top = float(np.nanmax(logs))
     return _map(
         controls,
         shown,
@@ -121,7 +123,8 @@ def draw_activation(controls: Controls, result: Map) -> Figure:
     changed per input, docs/networks.md (N9)), of the seeds' mean share."""
     shown = result.at(controls.shown)
     share = shown.activation_distance
-    hamming = nw.kunin_hamming(share, controls.width)
+    blank = np.isnan(share)  # (rows of a map not done yet)
+    hamming = np.where(blank, np.nan, nw.kunin_hamming(np.where(blank, 0.0, share), controls.width))
     return _map(
         controls,
         shown,

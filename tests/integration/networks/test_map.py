@@ -144,6 +144,51 @@ def test_a_map_of_several_seeds_is_the_mean_of_their_networks_with_their_spread(
     assert np.asarray(one["activation"]["data"][0]["customdata"]).shape[-1] == 1
 
 
+def test_a_map_still_being_computed_is_the_mean_of_the_seeds_done_so_far(monkeypatch):
+    """A heavy map's parts (seed × block of rows) drawn before they are all done
+    (app/core/parts.py ``partial``): each cell is the mean and spread of the seeds trained in
+    its row so far, a row none has reached is blank (NaN), and the page says how much is
+    there; every part done, the map is the whole one."""
+    monkeypatch.setattr(network_map, "heavy", lambda controls: True)  # (rows cut in blocks)
+    chosen = SPEC.physics_only(controls(seeds=2, resolution=6))
+    layout = network_map.blocks(chosen)
+    assert [(seed, rows.start) for seed, rows in layout] == [(4, 0), (4, 3), (5, 0), (5, 3)]
+    parts = [network_map._train_block(chosen, i, lambda *_: None) for i in range(4)]
+    by_seed = {  # (R, S, D) of each seed, its two blocks of rows put together by hand
+        seed: np.concatenate([parts[i].test_loss for i in pair], axis=1)
+        for seed, pair in ((4, (0, 1)), (5, (2, 3)))
+    }
+    three = network_map.PARTS.partial(chosen, {0: parts[0], 1: parts[1], 2: parts[2]})
+    np.testing.assert_array_equal(three.seeds_done, [2, 2, 2, 1, 1, 1])
+    both = np.stack([by_seed[4][:, :3], by_seed[5][:, :3]])
+    np.testing.assert_allclose(three.mean.test_loss[:, :3], both.mean(axis=0), rtol=1e-14)
+    np.testing.assert_allclose(three.spread.test_loss[:, :3], both.std(axis=0), rtol=1e-12)
+    np.testing.assert_array_equal(three.mean.test_loss[:, 3:], by_seed[4][:, 3:])
+    np.testing.assert_array_equal(three.spread.test_loss[:, 3:], 0.0)
+    one = network_map.PARTS.partial(chosen, {2: parts[2]})
+    np.testing.assert_array_equal(one.seeds_done, [1, 1, 1, 0, 0, 0])
+    assert np.isnan(one.mean.kernel_distance[:, 3:]).all()
+    assert np.isfinite(one.mean.kernel_distance[:, :3]).all()
+    # drawn: blank rows, the spread of the seeds so far, how much is there in the summary
+    shown = SPEC.with_overrides(SMALL | {"seeds": 2, "resolution": 6})
+    for partial, trained in ((three, 54), (one, 18)):
+        heats = [panel.draw(shown, partial)["data"][0] for panel in VIEW.panels]  # (each one)
+        assert np.isfinite(heats[0]["zmax"])
+        assert all(np.isnan(heat["z"][3:]).all() == (partial is one) for heat in heats)
+        facts = dict(VIEW.facts(shown, partial))
+        assert facts["so far"].startswith(f"{trained} of its 72 networks trained")
+        assert "nan" not in " ".join(facts.values())
+    assert "blank rows" in dict(VIEW.facts(shown, one))["so far"]
+    loss = VIEW.panels[1].draw(shown, three)["data"][0]
+    assert "sd of the seeds trained so far" in loss["hovertemplate"]
+    # every part: the whole map, no longer partial
+    whole = network_map.PARTS.partial(chosen, dict(enumerate(parts)))
+    assert whole.seeds_done is None and "so far" not in dict(VIEW.facts(shown, whole))
+    np.testing.assert_array_equal(
+        whole.mean.test_loss, np.stack(list(by_seed.values())).mean(axis=0)
+    )
+
+
 def test_a_cell_that_diverges_in_one_seed_is_reported():
     chosen = controls(rate=0.05, seeds=3)
     computed = VIEW.compute(chosen)
