@@ -78,6 +78,7 @@ from ._scenario import (
     layer_rates,
     scenario,
 )
+from ._stages import train_in_stages
 from ._sweeps import (
     MAX_SWEEP_VALUES,
     SWEEP_BASE_WIDTH,
@@ -192,6 +193,7 @@ __all__ = [
     "teacher_student",
     "teacher_weights",
     "train",
+    "train_in_stages",
     "training_work",
     "two_gaussians",
     "width_setting",

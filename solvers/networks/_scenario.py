@@ -34,6 +34,7 @@ from ._init import SCALINGS, gaussian_init, kunin_init
 from ._kernels import kernel_flow, kernel_flow_at
 from ._limits import LinearLimit, admits_linear_limit, linear_limit
 from ._model import Network, forward
+from ._stages import train_in_stages
 from ._train import MAX_KERNEL_SIZE, Training, default_record, train
 
 __all__ = [
@@ -172,25 +173,29 @@ class Scenario:
         records: int = 200,
         record_weights: bool = False,
         progress: Callable[[int], None] | None = None,
+        stage_steps: int | None = None,
     ) -> Training:
         """:func:`train` on the scenario's data, at ``record`` (default ``records`` log-spaced
-        steps), with the NTK diagnostics whenever the NTK fits :data:`MAX_KERNEL_SIZE`."""
+        steps), with the NTK diagnostics whenever the NTK fits :data:`MAX_KERNEL_SIZE`;
+        ``stage_steps``: fewer steps than the scenario's trains them in stages of that many
+        (:func:`train_in_stages`: a run longer than one call's :data:`MAX_WORK`)."""
         data = self.data
-        return train(
-            self.net,
-            data.X,
-            data.y,
+        options = dict(
             lr=self.lr,
-            steps=self.steps,
             layer_lrs=self.layer_lrs,
             loss=self.loss,
-            record=default_record(self.steps, records) if record is None else record,
             X_test=data.X_test,
             y_test=data.y_test,
             track_kernel=self.kernel_size <= MAX_KERNEL_SIZE,
-            record_weights=record_weights,
             progress=progress,
+            steps=self.steps,
+            record=default_record(self.steps, records) if record is None else record,
         )
+        if stage_steps is not None and stage_steps < self.steps:
+            if record_weights:
+                raise ValueError("a run in stages keeps no weights: record_weights needs one call.")
+            return train_in_stages(self.net, data.X, data.y, stage_steps=stage_steps, **options)
+        return train(self.net, data.X, data.y, record_weights=record_weights, **options)
 
     def frozen_kernel(self, t: np.ndarray) -> FrozenKernel:
         """The frozen-NTK baseline of this (single) network on the training and test sets."""

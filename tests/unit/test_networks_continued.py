@@ -21,13 +21,18 @@ def _setting():
     return net, X, y, options
 
 
-@pytest.mark.parametrize("loop", ["compiled", "numpy"])
-def test_a_continued_run_records_what_one_run_records(monkeypatch, loop):
+def _use(monkeypatch, loop: str) -> None:
+    """Train in the compiled loop, or in numpy only (both rules that choose the loop off)."""
     if loop == "numpy":
         monkeypatch.setattr(_compiled, "MAX_STEP_FLOPS", 0.0)
         monkeypatch.setattr(_compiled, "FUSED_MAX_INPUTS", 0)
     elif not _compiled.AVAILABLE:
         pytest.skip("numba is not installed")
+
+
+@pytest.mark.parametrize("loop", ["compiled", "numpy"])
+def test_a_continued_run_records_what_one_run_records(monkeypatch, loop):
+    _use(monkeypatch, loop)
     net, X, y, options = _setting()
     whole = nw.train(net, X, y, steps=300, record=[0, 50, 120, 200, 300], **options)
     first = nw.train(net, X, y, steps=120, record=[0, 50, 120], **options)
@@ -94,3 +99,48 @@ def test_a_continuation_that_does_not_fit_its_start_is_refused(start, options, m
     }[start]
     with pytest.raises(ValueError, match=message):
         nw.train(net, X, y, lr=0.01, steps=60, start=given, **options)
+
+
+# -- a long run in stages (nw.train_in_stages) -------------------------------------------------
+
+
+@pytest.mark.parametrize("loop", ["compiled", "numpy"])
+def test_a_run_in_stages_records_what_one_run_records(monkeypatch, loop):
+    """300 steps in stages of 70 (the last 20), recorded at steps that fall inside stages and
+    on their ends: every record, the weights and the divergence of one call of 300 steps."""
+    _use(monkeypatch, loop)
+    net, X, y, options = _setting()
+    record = [0, 10, 70, 100, 250, 300]
+    whole = nw.train(net, X, y, steps=300, record=record, **options)
+    heard = []
+    staged = nw.train_in_stages(
+        net, X, y, steps=300, stage_steps=70, record=record, progress=heard.append, **options
+    )
+    np.testing.assert_array_equal(staged.steps, record)
+    np.testing.assert_allclose(staged.t, whole.t, rtol=1e-15)
+    for name in (*FIELDS, "zeta"):
+        np.testing.assert_allclose(
+            getattr(staged, name), getattr(whole, name), rtol=1e-12, atol=1e-15, err_msg=name
+        )
+    for W_staged, W_whole in zip(staged.final.weights, whole.final.weights, strict=True):
+        np.testing.assert_array_equal(W_staged, W_whole)
+    np.testing.assert_array_equal(staged.diverged_at, whole.diverged_at)
+    assert whole.diverged_at[0] > 0  # (the first cell diverged in the first stage)
+    assert heard == sorted(heard) and heard[-1] == 300 and {70, 140, 210, 280} <= set(heard)
+
+
+def test_a_run_in_one_stage_is_one_call_and_bad_stages_are_refused():
+    net, X, y, options = _setting()
+    one = nw.train(net, X, y, steps=50, record=[0, 50], **options)
+    staged = nw.train_in_stages(net, X, y, steps=50, stage_steps=50, record=[0, 50], **options)
+    np.testing.assert_array_equal(staged.loss, one.loss)
+    refusals = {
+        "stage_steps must be": dict(stage_steps=0),
+        "record must lie within": dict(record=[0, 60]),
+        "non-empty 1-d sequence": dict(record=[]),
+        "keeps no start": dict(start=net),
+    }
+    for message, changed in refusals.items():
+        arguments = dict(steps=50, stage_steps=20, record=[0, 50]) | changed
+        with pytest.raises(ValueError, match=message):
+            nw.train_in_stages(net, X, y, **arguments, **options)

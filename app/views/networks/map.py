@@ -488,13 +488,23 @@ Report = Callable[[float, str], None]
 
 
 def _rows_per_call(controls: Controls, steps: int) -> int:
-    """Rows of the grid per training call: each call stays within the engine's MAX_WORK, and
-    its networks' weights (which the call copies a few times) within :data:`CALL_WEIGHTS`."""
+    """Rows of the grid per training call: each call stays within the engine's MAX_WORK (one
+    row whose steps alone exceed it is trained in stages, :func:`_stage_steps`), and its
+    networks' weights (which the call copies a few times) within :data:`CALL_WEIGHTS`."""
     per_row = _work(controls, steps) / controls.resolution
     by_work = nw.MAX_WORK // max(per_row, 1.0)
     parameters = controls.width * (controls.d + 1)
     by_memory = CALL_WEIGHTS // (parameters * controls.resolution)
     return int(max(1, min(controls.resolution, by_work, by_memory)))
+
+
+def _stage_steps(controls: Controls, rows: int) -> int:
+    """The steps one training call of ``rows`` rows may take within the engine's MAX_WORK:
+    all of them, or, for a longer run (the paper's sizes for 10⁴ steps), stages that each
+    continue the one before from the true start (``nw.train_in_stages``)."""
+    base = _work(controls, 0) * rows / controls.resolution
+    per_step = _work(controls, 1) * rows / controls.resolution - base
+    return int(max(1, min(controls.steps, (nw.MAX_WORK - base) // max(per_step, 1.0))))
 
 
 #: a heavy map is cut into at least this many parts (seeds × blocks of rows), so that the job
@@ -540,7 +550,9 @@ def _train_block(controls: Controls, index: int, report: Report) -> Block:
     seed, rows = blocks(controls)[index]
     steps = controls.steps
     run = scenario(controls, rows, seed).train(
-        record=recorded_steps(steps), progress=lambda k: report(k / max(steps, 1), "")
+        record=recorded_steps(steps),
+        progress=lambda k: report(k / max(steps, 1), ""),
+        stage_steps=_stage_steps(controls, rows.stop - rows.start),
     )
     found = {name: getattr(run, name) for name in RECORDS}
     moved = {name: None if v is None else np.moveaxis(v, -1, 0) for name, v in found.items()}

@@ -14,6 +14,7 @@ from app.views.networks import MAP as VIEW
 from app.views.networks import TRAJECTORY
 from app.views.networks import map as network_map
 from solvers import networks as nw
+from solvers.networks import _request as nw_request
 from tests.dash_client import payload
 from tests.integration.networks import drawn, kunin_teacher_student
 
@@ -187,6 +188,30 @@ def test_a_map_still_being_computed_is_the_mean_of_the_seeds_done_so_far(monkeyp
     np.testing.assert_array_equal(
         whole.mean.test_loss, np.stack(list(by_seed.values())).mean(axis=0)
     )
+
+
+def test_rows_beyond_one_engine_call_train_in_stages_as_one_run(monkeypatch):
+    """A row of cells whose steps alone exceed the engine's MAX_WORK (the paper's sizes for
+    10⁴ steps) is trained in stages, each continuing the one before from the true start: the
+    map is the one of single calls, to rounding, recorded steps and all."""
+    chosen = controls(rate=0.05)  # (a cell diverges: its step survives the stages too)
+    whole = VIEW.compute(chosen)
+    physics = network_map.within_budget(SPEC.physics_only(chosen))
+    row = network_map._work(physics, physics.steps) / physics.resolution
+    for module in (nw, nw_request):  # (what the map reads, and what the engine checks)
+        monkeypatch.setattr(module, "MAX_WORK", 0.3 * row)
+    stage = network_map._stage_steps(physics, 1)
+    assert 0 < stage < physics.steps / 3
+    with pytest.raises(ValueError, match="at most"):  # one call of a row is refused now
+        network_map.scenario(physics, slice(0, 1)).train(record=[0, physics.steps])
+    staged = VIEW.compute(chosen)
+    np.testing.assert_array_equal(staged.recorded, whole.recorded)
+    for name in network_map.RECORDS:
+        np.testing.assert_allclose(
+            getattr(staged.mean, name), getattr(whole.mean, name), rtol=1e-11, err_msg=name
+        )
+    np.testing.assert_array_equal(staged.diverged, whole.diverged)
+    assert (whole.diverged >= 0).any()
 
 
 def test_a_cell_that_diverges_in_one_seed_is_reported():
