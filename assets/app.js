@@ -312,7 +312,11 @@
   }
 
   function toControl(spec, value) { return spec.log ? Math.log10(value) : value; }
-  function fromControl(spec, value) { return spec.log ? Math.pow(10, Number(value)) : Number(value); }
+  function fromControl(spec, value) {
+    if (!spec.log) { return Number(value); }
+    var number = Math.pow(10, Number(value));
+    return spec.integer ? Math.round(number) : number;  // (a whole number's log slider)
+  }
 
   /* As components.box_text writes it. */
   function boxText(spec, value) {
@@ -651,7 +655,8 @@
 
   /* Log-scale sliders work on log10 of the value; their tooltip shows the value itself. */
   window.dccFunctions = Object.assign({}, window.dccFunctions, {
-    lazyRichPow10: function (exponent) { return format(Math.pow(10, exponent)); }
+    lazyRichPow10: function (exponent) { return format(Math.pow(10, exponent)); },
+    lazyRichPow10Whole: function (exponent) { return String(Math.round(Math.pow(10, exponent))); }
   });
 
   /* The plots follow the system's colour scheme when it changes: every view's gate is woken
@@ -699,6 +704,7 @@
     for (var b = 0; b < boxes.length; b++) {
       var box = boxes[b], labelId = box.getAttribute("data-label");
       var log = box.getAttribute("data-scale") === "log";
+      var whole = box.getAttribute("data-kind") === "int";
       var parts = box.querySelectorAll("[role=slider], .control-box input");
       for (var p = 0; p < parts.length; p++) {
         if (parts[p].getAttribute("aria-labelledby") !== labelId) {
@@ -706,7 +712,8 @@
         }
         var now = parts[p].getAttribute("aria-valuenow");
         if (log && now !== null) {
-          var text = format(Math.pow(10, Number(now)));
+          var value = Math.pow(10, Number(now));
+          var text = whole ? String(Math.round(value)) : format(value);  // (as its box says it)
           if (parts[p].getAttribute("aria-valuetext") !== text) {
             parts[p].setAttribute("aria-valuetext", text);
           }

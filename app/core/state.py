@@ -141,15 +141,16 @@ class Field:
     # -- the control's own representation (log sliders work on log10) --------------------
 
     def to_control(self, value: Any) -> Any:
-        if self.kind == "float" and self.log:
+        if self.log:
             return math.log10(value)
         if self.kind == "bool":
             return ["on"] if value else []
         return value
 
     def from_control(self, raw: Any) -> Any:
-        """Undo :meth:`to_control` for a raw control value (still to be cleaned)."""
-        if self.kind == "float" and self.log:
+        """Undo :meth:`to_control` for a raw control value (still to be cleaned: a whole
+        number's is rounded then)."""
+        if self.log:
             number = _to_number(raw)
             if number is None or not math.isfinite(number):
                 return raw  # clean() reports it
@@ -228,11 +229,22 @@ def integer(
     high: int,
     *,
     step: int = 1,
+    log: bool = False,
     physics: bool = True,
     help: str = "",
 ) -> Any:
+    """A whole number in [low, high]; ``log`` for a slider over decades (its positions are
+    rounded: 10, 13, 16, 20, 25, …)."""
     return _declare(
-        "int", label, int(default), low=low, high=high, step=step, physics=physics, help=help
+        "int",
+        label,
+        int(default),
+        low=low,
+        high=high,
+        step=step,
+        log=log,
+        physics=physics,
+        help=help,
     )
 
 

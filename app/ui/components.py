@@ -60,6 +60,8 @@ def _linear_marks(spec: Field) -> dict:
 #: a log slider's step: a tenth of a decade (an arrow press multiplies the value by 1.26;
 #: Page Up and Page Down move a whole decade)
 LOG_STEP = 0.1
+#: a log slider's tooltip (assets/app.js): 10 to its position, a whole number's rounded
+_POW10 = {False: "lazyRichPow10", True: "lazyRichPow10Whole"}
 
 
 def _slider(ident: str, spec: Field, value: Any, readonly: bool = False):
@@ -77,7 +79,7 @@ def _slider(ident: str, spec: Field, value: Any, readonly: bool = False):
             marks=_decade_marks(low, high),
             updatemode="drag",
             allow_direct_input=False,
-            tooltip={"placement": "bottom", "transform": "lazyRichPow10"},
+            tooltip={"placement": "bottom", "transform": _POW10[spec.kind == "int"]},
             className="control-slider",
         )
     step = spec.step if spec.step is not None else (1 if spec.kind == "int" else None)

@@ -219,7 +219,7 @@ def _shown(view, values: dict) -> list:
     shown = []
     for field in view.spec.fields:
         value = chosen[field.name]
-        if field.kind == "float" and field.log:
+        if field.log:
             value = pytest.approx(math.log10(value), rel=1e-9)
         elif field.kind == "bool":
             value = ["on"] if value else []

@@ -64,6 +64,20 @@ def test_log_sliders_travel_as_exponents():
     assert SPEC.parse_controls([5000, None])[0].scale == 100.0  # 10^5000 is clamped, not inf
 
 
+def test_whole_numbers_over_decades_travel_as_exponents_and_come_back_whole():
+    @dataclass(frozen=True)
+    class Steps:
+        steps: int = integer("steps", 2000, 10, 100_000, log=True)
+
+    spec = StateSpec(Steps)
+    (raw,) = spec.to_controls(Steps(2000))
+    assert raw == pytest.approx(3.30103, abs=1e-5)
+    assert spec.parse_controls([raw])[0] == Steps(2000)  # (10^3.30103 is 1999.99…: rounded)
+    assert spec.parse_controls([3.3])[0] == Steps(1995)  # a slider position between
+    assert spec.parse_controls([7.0])[0] == Steps(100_000)  # clamped, with a message
+    assert spec.parse_query("?steps=31623").controls == Steps(31_623)  # links carry the number
+
+
 def test_a_link_names_a_preset_and_its_own_values_win():
     state = SPEC.parse_query("?preset=large&count=7&frame=12&embed=true", PRESETS)
     assert state == PageState(Controls(scale=50.0, count=7), PRESETS[0], 12, True, ())

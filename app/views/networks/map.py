@@ -48,12 +48,12 @@ SECONDS_PER_CELL_STEP = 2.5e-6
 CALL_WEIGHTS = 2**21
 #: the steps a map records besides its first and its last: the decades, as Kunin et al. save
 #: their runs (10, 100, …, 10⁶ steps)
-DECADES = (10, 100, 1000, 10_000)
+DECADES = (10, 100, 1000, 10_000, 100_000)
 #: how a cell's balance δ is set: by its initial weights, or by its layers' learning rates
 BALANCE_BY = ("weights", "rates")
 #: the map after one of the decades, or after its last step
 SHOWN = (*(str(step) for step in DECADES), "end")
-SHOWN_LABELS = ("10 steps", "100", "1,000", "10,000", "the last step")
+SHOWN_LABELS = ("10 steps", "100", "1,000", "10,000", "100,000", "the last step")
 #: a map is computed in the background (where the server runs jobs) above this many seconds
 HEAVY_SECONDS = 1.0
 #: the paper's own sizes (Kunin et al. App. D.1, Fig. 1b)
@@ -103,7 +103,14 @@ class Controls:
         help="lr = c/τ², so every cell moves its kernel at a similar pace; Kunin et al.'s "
         "5·10⁻³/τ² on their loss (1/n)Σ(f − y)² is c = 10⁻² on this map's (1/2n)Σ(f − y)²",
     )
-    steps: int = integer("steps", 2000, 10, 20_000, step=10)
+    steps: int = integer(
+        "steps",
+        2000,
+        10,
+        100_000,
+        log=True,
+        help="Kunin et al.'s maps go to 10⁵ steps; a map beyond the server's budget is cut",
+    )
     seed: int = integer("seed", 0, 0, 999, help="Draws the teacher, the data and the base weights")
     seeds: int = integer(
         "seeds averaged",
