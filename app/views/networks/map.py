@@ -755,6 +755,12 @@ def notes(controls: Controls, result: Map) -> list[str]:
             f"The map trained {result.steps:,} steps, fewer than {int(controls.shown):,}: it "
             "shows the last one."
         )
+    opened = TRAJECTORY["steps"].high
+    if controls.steps > opened:
+        messages.append(
+            f"A click opens a cell's network in the network view, which trains at most "
+            f"{opened:,} steps: it shows the first {opened:,} of this map's {controls.steps:,}."
+        )
     stopped = int(np.count_nonzero(result.diverged >= 0))
     if stopped:
         messages.append(
