@@ -158,9 +158,10 @@ class SharedParts:
         self._helping = 0
         #: the fraction of the whole last reported
         self._shown = 0.0
-        #: how many parts the partial result last kept holds, and when it was kept
+        #: how many parts the partial result last kept holds, when it was kept, and when the
+        #: helpers' parts were last gathered for it
         self._partial_parts = 0
-        self._partial_at = -math.inf
+        self._partial_at = self._gathered_at = -math.inf
 
     def key(self, index: int) -> str:
         return f"{self.prefix}{index}"
@@ -317,16 +318,19 @@ class SharedParts:
         report(0.99 * whole, text)
 
     def _keep_partial(self, ready: dict[int, Any]) -> None:
-        """Keep the result of the parts done so far (the helpers' gathered first), if the
-        parts can be combined before they are all done, there are new ones, and the last was
-        kept :data:`PARTIAL_SECONDS` ago: the pages following the job draw it."""
-        if self.parts.partial is None or time.monotonic() - self._partial_at < PARTIAL_SECONDS:
+        """Keep the result of the parts done so far (the helpers' gathered first, once a
+        beat), if the parts can be combined before they are all done, there are new ones, and
+        the last was kept :data:`PARTIAL_SECONDS` ago: the pages following the job draw it."""
+        now = time.monotonic()
+        if self.parts.partial is None or now - self._partial_at < PARTIAL_SECONDS:
             return
-        self._partial_at = time.monotonic()
-        with contextlib.suppress(StoreError):
-            self._gather(ready)
+        if now - self._gathered_at >= BEAT_SECONDS:
+            self._gathered_at = now
+            with contextlib.suppress(StoreError):
+                self._gather(ready)
         if len(ready) <= self._partial_parts or len(ready) == self.count:
             return
+        self._partial_at = now
         try:
             result = self.parts.partial(self.controls, dict(ready))
             namespace, parameters = partial_entry(self.record.view, self.record.setting)
