@@ -19,6 +19,7 @@ Every array may carry leading batch axes, so a whole τ × δ grid of networks (
   :func:`scenario` (the data, network and training settings a dashboard view poses).
 """
 
+from ._compiled import runs_fused
 from ._data import (
     digit_bundle,
     digits,
@@ -180,6 +181,7 @@ __all__ = [
     "power_law_exponent",
     "prepare_fit",
     "regression_line",
+    "runs_fused",
     "scale_setting",
     "scenario",
     "sigma_rates",

@@ -33,6 +33,7 @@ __all__ = [
     "advance",
     "layout",
     "runs_compiled",
+    "runs_fused",
 ]
 
 #: whether numba is installed (a dependency of the project; the engine runs without it)
@@ -55,11 +56,18 @@ FUSED_MAX_INPUTS = 5
 FUSED_ACTIVATIONS = ("relu", "leaky_relu", "linear")
 
 
+def runs_fused(widths: tuple[int, ...], activation: str) -> bool:
+    """Whether networks of ``widths`` and ``activation`` train in the fused compiled pass of
+    one hidden layer (numba there) however many there are: what their training time is made
+    of (a view's time estimate) depends on it."""
+    fused = len(widths) == 3 and widths[0] <= FUSED_MAX_INPUTS and activation in FUSED_ACTIVATIONS
+    return AVAILABLE and fused
+
+
 def runs_compiled(widths: tuple[int, ...], activation: str, cells: int, step_flops: float) -> bool:
     """Whether a chunk of ``cells`` networks of ``widths`` and ``activation``, ``step_flops``
     matmul flops a step in all, runs in the compiled loop (numba there) rather than in numpy."""
-    fused = len(widths) == 3 and widths[0] <= FUSED_MAX_INPUTS and activation in FUSED_ACTIVATIONS
-    return AVAILABLE and (step_flops <= MAX_STEP_FLOPS or fused)
+    return AVAILABLE and (step_flops <= MAX_STEP_FLOPS or runs_fused(widths, activation))
 
 
 def activation_code(activation: str) -> int:

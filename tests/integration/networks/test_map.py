@@ -479,7 +479,7 @@ def test_a_download_before_the_maps_job_has_finished_asks_to_wait(tmp_path):
     dash_app = create_app(settings)
     client = dash_app.server.test_client()
     dependencies = client.get("/_dash-dependencies").get_json()
-    chosen = SPEC.with_overrides({"seed": 777})  # the default size: a job
+    chosen = SPEC.with_overrides({"seed": 777, "steps": 5000})  # (about a second: a job)
     cache = dash_app.server.config["RESULT_CACHE"]
     jobs = dash_app.server.config["JOBS"]  # the app's own: processes beside it
     assert jobs is not None
@@ -501,7 +501,7 @@ def test_a_download_before_the_maps_job_has_finished_asks_to_wait(tmp_path):
     physics, result_type = VIEW._cache_key(chosen)
     cache.get_or_compute(VIEW.key, physics, lambda: VIEW.compute(chosen), result_type)
     assert not VIEW.awaits_job(cache, chosen, jobs)
-    assert not VIEW.awaits_job(cache, SPEC.with_overrides({"seed": 778}), None)  # no jobs
+    assert not VIEW.awaits_job(cache, SPEC.with_overrides({"seed": 778, "steps": 5000}), None)
     answer = client.post("/_dash-update-component", json=payload(download, values))
     content = answer.get_json()["response"][f"{VIEW.key}-download"]["data"]["content"]
     assert "seed=777" in content.splitlines()[0]
