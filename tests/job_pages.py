@@ -66,9 +66,18 @@ def follow(page, until, seconds: float = 180) -> list[dict]:
     raise AssertionError(f"the job did not get there in {seconds} s: states {seen[-8:]}")
 
 
+#: whether the page shows a map still being computed (its parts done so far: app/core/parts.py)
+SO_FAR = f"""() => ((document.getElementById('{KEY}-summary') || {{}}).textContent || '')
+    .includes('so far')"""
+
+
 def drawn(page, cells: int):
-    """A test of a state: the map of ``cells`` per side is drawn and no job runs."""
-    return lambda state: not state["shown"] and page.evaluate(CELLS) == cells
+    """A test of a state: the whole map of ``cells`` per side is drawn and no job runs (not
+    the parts done so far, which a page shows while the job runs and for the moment between
+    the job's end and the whole map's answer)."""
+    return lambda state: (
+        not state["shown"] and page.evaluate(CELLS) == cells and not page.evaluate(SO_FAR)
+    )
 
 
 def running(state: dict) -> bool:
