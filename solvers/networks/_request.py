@@ -324,14 +324,20 @@ def _flatten(net: Network, request: _Request) -> _Cells:
     return data
 
 
-def _check_record(record: Any, steps: int) -> np.ndarray:
-    if record is None:
-        return default_record(steps)
+def _record_steps(record: Any) -> np.ndarray:
+    """``record`` as a 1-d array of whole step numbers (not yet checked against a run's)."""
     array = np.atleast_1d(np.asarray(record))
     if array.ndim != 1 or array.size == 0 or not np.issubdtype(array.dtype, np.integer):
         raise ValueError(
             f"record must be a non-empty 1-d sequence of whole step numbers; got {record!r:.60}."
         )
+    return array
+
+
+def _check_record(record: Any, steps: int) -> np.ndarray:
+    if record is None:
+        return default_record(steps)
+    array = _record_steps(record)
     if array.min() < 0 or array.max() > steps:
         raise ValueError(
             f"record must lie within 0..steps = 0..{steps}; got {array.min()}..{array.max()}."

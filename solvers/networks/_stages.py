@@ -40,11 +40,11 @@ def train_in_stages(
 ) -> Training:
     """:func:`train` ``steps`` steps from ``net`` in stages of at most ``stage_steps`` steps,
     recording at ``record`` (steps from the start, as for one call, by default ~200 log-spaced
-    steps); ``options`` are
-    :func:`train`'s (``lr``, ``layer_lrs``, ``loss``, test set, ``track_kernel``; not
-    ``record_weights``, ``start`` or ``start_step``). The result is the one call's (to rounding:
-    each stage's arithmetic is the one call's). ``progress`` rises from 0 to ``steps`` over
-    the stages. A cell that diverged in one stage is reported at its first divergence."""
+    steps); ``options`` are :func:`train`'s (``lr``, ``layer_lrs``, ``loss``, test set,
+    ``track_kernel``; not ``record_weights``, ``start`` or ``start_step``). The result is the
+    one call's (to rounding: each stage's arithmetic is the one call's). ``progress`` rises
+    from 0 to ``steps`` over the stages. A cell that diverged in one stage is reported at its
+    first divergence."""
     for name in ("record_weights", "start", "start_step"):
         if name in options:
             raise ValueError(f"train_in_stages keeps no {name}: it is for a run's records only.")
@@ -100,6 +100,5 @@ def _joined(stages: list[Training], asked: np.ndarray) -> Training:
     return replace(
         last,
         **found,
-        final=last.final,
         diverged_at=either if np.ndim(last.diverged_at) else int(either),
     )

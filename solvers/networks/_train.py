@@ -34,6 +34,7 @@ from ._request import (
     _chunk_cells,
     _flatten,
     _Progress,
+    _record_steps,
     _Request,
     _weight_records,
     default_record,
@@ -205,11 +206,7 @@ def _continued(net, start, start_step, steps, record) -> tuple[int, np.ndarray |
     start_step = positive_count("start_step", start_step, MAX_TRAIN_STEPS, minimum=0)
     if record is None:
         return start_step, None
-    absolute = np.atleast_1d(np.asarray(record))
-    if absolute.ndim != 1 or absolute.size == 0 or not np.issubdtype(absolute.dtype, np.integer):
-        raise ValueError(
-            f"record must be a non-empty 1-d sequence of whole step numbers; got {record!r:.60}."
-        )
+    absolute = _record_steps(record)
     steps = positive_count("steps", steps, MAX_TRAIN_STEPS, minimum=0)
     if absolute.min() < start_step or absolute.max() > start_step + steps:
         raise ValueError(
