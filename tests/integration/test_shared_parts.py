@@ -9,6 +9,7 @@ workers through Redis: tests/e2e/test_shared_maps.py.)"""
 from __future__ import annotations
 
 import dataclasses
+import re
 import tempfile
 import threading
 import time
@@ -312,3 +313,44 @@ def test_a_page_draws_a_map_s_parts_as_they_finish(store, cache):
         assert f"{100 * parts} of its 400 networks trained" in str(answer.summary)
     whole = _ask(service, controls, cache)
     assert whole.status == "" and "so far" not in str(whole.summary)
+
+
+def _networks_trained(summary) -> int:
+    """How many networks a partial map's summary says it holds ("… 200 of its 400 networks
+    trained …")."""
+    found = re.search(r"([\d,]+) of its [\d,]+ networks trained", str(summary))
+    assert found, summary
+    return int(found[1].replace(",", ""))
+
+
+def test_a_map_cancelled_half_way_and_asked_for_again_draws_its_parts_done_at_once(store, cache):
+    """A student cancels a map with some of its parts done, then asks for it again: the first
+    answer already draws those parts (the partial result kept under the setting), and the new
+    job ends with the whole map."""
+    values = {"d": 10, "n": 100, "resolution": 10, "steps": 2000, "seeds": 4, "seed": 8}
+    controls = MAP.spec.with_overrides(values)
+    service = Jobs(store, LocalRunner(store, cache, BY_KEY), JobLimits())
+    follow = Follow.parse(_ask(service, controls, cache).job)
+    deadline = time.monotonic() + 300
+    while not isinstance(heard := service.follow(follow.to_data())["partial"], dict):
+        assert service.status(follow).state in ("waiting", "running"), "no part before the end"
+        assert time.monotonic() < deadline, "no part was done"
+        time.sleep(0.1)
+    service.cancel(follow.to_data())
+    assert _wait_until_stopped(service, follow) == "cancelled"
+    again = _ask(service, controls, cache)
+    assert "the plots show the part done so far" in again.status, again.status
+    assert _networks_trained(again.summary) >= 100 * heard["parts"]
+    assert np.isfinite(unpacked(again.figure("kernel")["data"][0]["z"])).all()
+    status = _wait(service, Follow.parse(again.job))
+    assert status.state == "done", status.message
+    whole = _ask(service, controls, cache)
+    assert whole.status == "" and "so far" not in str(whole.summary)
+
+
+def _wait_until_stopped(service: Jobs, follow: Follow, seconds: float = 60) -> str:
+    deadline = time.monotonic() + seconds
+    while (state := service.status(follow).state) in ("waiting", "running"):
+        assert time.monotonic() < deadline, "the cancelled job did not stop"
+        time.sleep(0.1)
+    return state
