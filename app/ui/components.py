@@ -42,11 +42,17 @@ def control_id(view: str, name: str) -> str:
     return f"{view}-{name}"
 
 
+#: the most decades a log slider labels (each decade keeps its tick): more labels than this
+#: touch one another in the controls' column ("10⁻⁴0.0010.01")
+MAX_DECADE_LABELS = 6
+
+
 def _decade_marks(low: float, high: float) -> dict:
-    marks = {}
-    for exponent in range(math.ceil(low), math.floor(high) + 1):
-        marks[exponent] = decade(exponent)
-    return marks
+    """A tick at every decade of [10^low, 10^high]; labelled every decade, or where there are
+    more than :data:`MAX_DECADE_LABELS`, every k-th (1 among them: 10⁻⁶, 10⁻³, 1, 10³, 10⁶)."""
+    exponents = range(math.ceil(low), math.floor(high) + 1)
+    every = math.ceil(len(exponents) / MAX_DECADE_LABELS)
+    return {e: decade(e) if e % every == 0 else "" for e in exponents}
 
 
 def _linear_marks(spec: Field) -> dict:

@@ -130,3 +130,44 @@ def test_every_plot_reads(browser, live_server, path, width):
     assert not found, f"{path} at {width} px:\n" + "\n".join(found)
     if known:
         pytest.xfail(f"{reason}: " + "; ".join(known[:4]))
+
+
+#: slider labels that touch the next one (hidden sliders left out: their boxes are empty)
+TOUCHING_MARKS = """() => {
+    const found = [];
+    for (const slider of document.querySelectorAll('.dash-slider-root')) {
+        const marks = Array.from(slider.querySelectorAll('.dash-slider-mark'))
+            .filter(m => m.textContent.trim() && m.getBoundingClientRect().width > 0)
+            .map(m => [m.textContent, m.getBoundingClientRect()])
+            .sort((a, b) => a[1].left - b[1].left);
+        for (let i = 1; i < marks.length; i++) {
+            if (marks[i][1].left < marks[i - 1][1].right + 2) {
+                const owner = slider.closest('[id]');
+                found.push(`${owner ? owner.id : '?'}: ${marks[i - 1][0]} | ${marks[i][0]}`);
+            }
+        }
+    }
+    return found;
+}"""
+
+
+@pytest.mark.parametrize("width", WIDTHS.values(), ids=WIDTHS.keys())
+def test_slider_labels_stand_apart(browser, live_server, width):
+    """Every view's sliders, their controls open (on a phone they fold away): no label of a
+    slider's marks touches the next (a slider over twelve decades labelled each: 10⁻⁶10⁻⁵…)."""
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    page = context.new_page()
+    found = []
+    try:
+        for view in VIEWS:
+            page.goto(live_server + view.path)
+            page.wait_for_selector(".dash-slider-mark", state="attached", timeout=TIMEOUT)
+            page.evaluate(
+                "() => document.querySelectorAll('details.sidebar-panel')"
+                ".forEach(d => { d.open = true; })"
+            )
+            page.wait_for_timeout(300)
+            found += [f"{view.path}: {pair}" for pair in page.evaluate(TOUCHING_MARKS)]
+    finally:
+        context.close()
+    assert not found, f"at {width} px:\n" + "\n".join(found)
