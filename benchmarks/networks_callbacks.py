@@ -5,8 +5,9 @@
 * **network view, slider moves at default sizes** — the main callback (compute, draw, pack) for
   the defaults with one control moved a few slider steps, as a drag does; every request a cache
   miss. Budget: p95 ≤ 300 ms.
-* **network view, presets** — each paper figure's set-up, once, and whether it would be a
-  background job (``heavy``).
+* **network view, presets** — each paper figure's set-up, once, whether it would be a
+  background job (``heavy``: the view's own estimate beside, over ``HEAVY_SECONDS``), and the
+  defaults at 10⁵ steps.
 * **map** — the default τ × δ map and the presets, computed as the background job computes them
   (``compute_job``), with the job's own estimate beside the time. Budget: the default map
   ≤ 30 s. ``--paper`` also trains the paper's sizes (minutes).
@@ -36,7 +37,7 @@ import _markdown  # noqa: E402  (benchmarks/_markdown.py, beside this script)
 
 from app.cache import ResultCache  # noqa: E402
 from app.memory import keep_freed_memory  # noqa: E402
-from app.views.networks import MAP, TRAJECTORY  # noqa: E402
+from app.views.networks import MAP, TRAJECTORY, trajectory  # noqa: E402
 from app.views.networks import map as network_map  # noqa: E402
 from tests.budgets import demanding_states  # noqa: E402
 
@@ -85,11 +86,13 @@ def network_view(moves: int) -> None:
     request_ms(TRAJECTORY, TRAJECTORY.spec.defaults())  # imports, first calls
     times = [request_ms(TRAJECTORY, nudged(TRAJECTORY, rng)) for _ in range(moves)]
     print(f"network view, {moves} slider moves at default sizes (ms): {summary(times)}")
-    print("network view, presets (ms, one request each):")
-    for preset in TRAJECTORY.presets:
-        controls = TRAJECTORY.spec.with_overrides(preset.values)
+    print("network view, presets (ms, one request each; the view's estimate beside):")
+    states = [(p.slug, p.values) for p in TRAJECTORY.presets]
+    for name, values in [*states, ("defaults at 10⁵ steps", {"steps": 100_000})]:
+        controls = TRAJECTORY.spec.with_overrides(values)
         where = "background job" if TRAJECTORY.heavy(controls) else "in the request"
-        print(f"  {preset.slug:48s} {request_ms(TRAJECTORY, controls):7.0f}   {where}")
+        estimate = f"estimated {1e3 * trajectory.seconds(controls):6.0f}"
+        print(f"  {name:48s} {request_ms(TRAJECTORY, controls):7.0f}   {estimate}   {where}")
 
 
 def maps(paper: bool) -> None:

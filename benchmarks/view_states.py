@@ -49,7 +49,7 @@ STATES = (
         "digits, depth 4, width 100, n = 100",
         {"data": "digits", "n": 100, "init": "gaussian", "depth": 4, "width": 100},
     ),
-    ("networks", "largest: ten digits, n = 1000, depth 4, width 200, 20,000 steps", LARGEST),
+    ("networks", "largest: ten digits, n = 1000, depth 6, width 200, 10⁵ steps", LARGEST),
     ("networks-map", "defaults (16 × 16 cells)", {}),
     ("networks-map", "d = 10, n = 100", {"d": 10, "n": 100}),
 )

@@ -26,7 +26,7 @@ NETWORKS_LARGEST = {
     "classes": "ten",
     "n": 1000,
     "n_test": 1000,
-    "steps": 20000,
+    "steps": 100_000,
     "depth": 6,
     "width": 200,
     "init": "gaussian",

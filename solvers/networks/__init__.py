@@ -80,6 +80,7 @@ from ._scenario import (
     scenario,
 )
 from ._stages import train_in_stages
+from ._steps import trains_compiled
 from ._sweeps import (
     MAX_SWEEP_VALUES,
     SWEEP_BASE_WIDTH,
@@ -197,6 +198,7 @@ __all__ = [
     "train",
     "train_in_stages",
     "training_work",
+    "trains_compiled",
     "two_gaussians",
     "width_setting",
     "xor",

@@ -25,6 +25,16 @@ from ._request import (
 )
 
 
+def trains_compiled(widths: Sequence[int], activation: str, samples: int, cells: int = 1) -> bool:
+    """Whether ``cells`` networks of ``widths`` and ``activation`` on ``samples`` points train
+    in the compiled loop (numba there: a step of few flops, or the fused pass,
+    :mod:`._compiled`) rather than as numpy's batched matmuls: what their steps cost (a view's
+    time estimate) depends on it."""
+    widths = tuple(int(width) for width in widths)
+    step_flops = cells * _step_flops(widths, samples)
+    return _compiled.runs_compiled(widths, activation, cells, step_flops)
+
+
 class _Chunk:
     """The gradient-descent loop of one chunk of cells (docs/networks.md (N5), (N12))."""
 
@@ -62,8 +72,7 @@ class _Chunk:
         self.weights_finite = np.ones(cells, dtype=bool)
         self.kernels = _KernelTracker(self) if track_kernel else None
         # small steps run compiled; larger ones as batched numpy matmuls (BLAS is faster there)
-        step_flops = cells * _step_flops(net.widths, self.passes.samples)
-        self.compiled = _compiled.runs_compiled(net.widths, net.activation, cells, step_flops)
+        self.compiled = trains_compiled(net.widths, net.activation, self.passes.samples, cells)
         self.activation = net.activation
 
     def run(

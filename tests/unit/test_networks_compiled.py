@@ -160,12 +160,12 @@ def test_the_engine_trains_without_numba():
 
 
 def test_small_steps_run_compiled_and_large_ones_in_numpy():
-    """The thresholds sit where benchmarks/networks_speed.py shows the loops cross over."""
+    """The thresholds sit where benchmarks/networks_speed.py shows the loops cross over
+    (``nw.trains_compiled``, which the views' time estimates read)."""
     assert nw.compile_training_loop()
 
     def compiled(widths, samples, cells, activation="relu"):
-        work = nw.training_work(widths, samples, steps=1, records=0, track_kernel=False)
-        return _compiled.runs_compiled(widths, activation, cells, cells * work)
+        return nw.trains_compiled(widths, activation, samples, cells)
 
     assert compiled((2, 50, 1), 20, 1) and compiled((20, 50, 1), 20, 1)
     assert not compiled((64, 200, 1), 100, 1) and not compiled((20, 50, 1), 100, 64)

@@ -31,7 +31,6 @@ from . import kunin_claims as claims
 from . import map_plots as plots
 from . import trajectory
 
-TRAJECTORY = trajectory.VIEW.spec.by_name
 #: Kunin et al.'s τ range (logarithmic); δ runs over ±(largest |δ|)
 TAU_RANGE = (0.1, 2.0)
 #: the longest a map may take inside a web request (a server that runs no background jobs):
@@ -108,13 +107,8 @@ class Controls:
         help="lr = c/τ², so every cell moves its kernel at a similar pace; Kunin et al.'s "
         "5·10⁻³/τ² on their loss (1/n)Σ(f − y)² is c = 10⁻² on this map's (1/2n)Σ(f − y)²",
     )
-    steps: int = integer(
-        "steps",
-        2000,
-        10,
-        100_000,
-        log=True,
-        help="Kunin et al.'s maps go to 10⁵ steps; a map beyond the server's budget is cut",
+    steps: int = trajectory.steps_field(
+        "Kunin et al.'s maps go to 10⁵ steps; a map beyond the server's budget is cut"
     )
     seed: int = integer("seed", 0, 0, 999, help="Draws the teacher, the data and the base weights")
     seeds: int = integer(
@@ -761,12 +755,6 @@ def notes(controls: Controls, result: Map) -> list[str]:
         messages.append(
             f"The map trained {result.steps:,} steps, fewer than {int(controls.shown):,}: it "
             "shows the last one."
-        )
-    opened = TRAJECTORY["steps"].high
-    if controls.steps > opened:
-        messages.append(
-            f"A click opens a cell's network in the network view, which trains at most "
-            f"{opened:,} steps: it shows the first {opened:,} of this map's {controls.steps:,}."
         )
     stopped = int(np.count_nonzero(result.diverged >= 0))
     if stopped:

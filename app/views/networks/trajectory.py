@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from dash import dcc
@@ -28,7 +29,18 @@ from ...core.view import View
 from ..kernel_alignment import trajectory as alignment_view
 from . import kunin_figures, shan_bordelon_figures, xu_ziyin_figures
 from . import trajectory_plots as plots
-from .results import RECORDS, Run, build, compute, compute_job, sizes
+from .results import RECORDS, Run, Setting, build, compute, compute_job, sizes
+
+#: the longest run, of a network here and of the map's (Kunin et al.'s longest: 10⁵ steps)
+LONGEST_RUN = 100_000
+
+
+def steps_field(help: str) -> Any:
+    """The steps of a run from 10 to :data:`LONGEST_RUN`, on a slider over decades: the
+    network view's and the map's (one range, so that a click on a map's cell opens its network
+    for as many steps)."""
+    return integer("steps", 2000, 10, LONGEST_RUN, log=True, help=help)
+
 
 #: the play bar's frames: every recorded step
 FRAMES = RECORDS
@@ -38,6 +50,17 @@ HEAVY_SECONDS = 1.0
 #: operations a second, and the fixed cost of one step (a dozen small array operations)
 FLOPS_PER_SECOND = 1e10
 SECONDS_PER_STEP = 4e-5
+#: … in the compiled loop (``nw.trains_compiled``: a step of few flops), whose steps cost
+#: little beyond their work — except a smooth activation's exp or tanh, forward and back, per
+#: hidden unit and training point (measured with benchmarks/networks_callbacks.py over the
+#: presets and the defaults from 200 to 20,000 steps: ReLU 1.3–2 µs a step at the defaults
+#: (d = 2, h = 50, n = 20), 14–22 at h = 200, n = 100; sigmoid and swish there 230–330, tanh
+#: at the defaults 13; this machine, 2026-11-29)
+COMPILED_FLOPS_PER_SECOND = 1.3e10
+SECONDS_PER_COMPILED_STEP = 1.5e-6
+SECONDS_PER_SMOOTH_UNIT = 1.4e-8
+#: the activations the compiled loop evaluates without exp or tanh
+PIECEWISE_LINEAR = ("linear", "relu", "leaky_relu")
 
 DATA_LABELS = (
     "teacher–student",
@@ -119,7 +142,9 @@ class Controls:
         help="Read-out against first layer, η₁η_L = 1 (layers between: 1)",
     )
     lr: float = number("step size lr", 0.02, 1e-4, 100.0, log=True, help="Time t = steps × lr")
-    steps: int = integer("steps", 2000, 10, 20_000, step=10)
+    steps: int = steps_field(
+        "Kunin et al. train to 10⁵ steps; a network beyond the view's budget trains fewer"
+    )
     seed: int = integer("seed", 0, 0, 999, help="Draws the data and, separately, the weights")
     log_time: bool = switch("logarithmic time axis", True, physics=False)
 
@@ -327,17 +352,28 @@ def tables(controls: Controls, run: Run) -> Tables:
 
 
 def seconds(controls: Controls) -> float:
-    """About how long the request takes on this machine (for the background-job decision)."""
+    """About how long the request takes on this machine (for the background-job decision):
+    its records (NTKs, test passes) and kernel diagnostics, and its steps."""
     setting = build(controls)[1]
-    work = nw.training_work(
-        setting.widths,
-        setting.n,
-        steps=setting.steps,
-        records=setting.records,
-        tests=setting.n_test,
-    )
+
+    def work(steps: int, records: int) -> float:
+        widths, tests = setting.widths, setting.n_test
+        return nw.training_work(widths, setting.n, steps=steps, records=records, tests=tests)
+
     size = setting.n * setting.widths[-1]
-    return work / FLOPS_PER_SECOND + setting.steps * SECONDS_PER_STEP + 4e-9 * size**3
+    fixed = work(0, setting.records) / FLOPS_PER_SECOND + 4e-9 * size**3
+    return fixed + setting.steps * _step_seconds(setting, work(1, 0))
+
+
+def _step_seconds(setting: Setting, flops: float) -> float:
+    """One step's time: numpy's array operations, or the compiled loop's (its flops, and a
+    smooth activation's evaluations)."""
+    widths, activation, n = setting.widths, setting.activation, setting.n
+    if not nw.trains_compiled(widths, activation, n):
+        return flops / FLOPS_PER_SECOND + SECONDS_PER_STEP
+    units = 0 if activation in PIECEWISE_LINEAR else n * sum(widths[1:-1])
+    evaluations = units * SECONDS_PER_SMOOTH_UNIT
+    return flops / COMPILED_FLOPS_PER_SECOND + SECONDS_PER_COMPILED_STEP + evaluations
 
 
 def heavy(controls: Controls) -> bool:

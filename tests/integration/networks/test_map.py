@@ -327,21 +327,20 @@ def test_a_click_opens_exactly_that_network():
     assert (got.tau, got.delta) == (taus[1], deltas[2])
 
 
-def test_a_click_on_a_longer_map_than_the_network_view_trains_says_so():
-    """The map's steps reach 10⁵, the network view's 2·10⁴: a click opens the network for the
-    view's longest run, and the map's messages say so (only then)."""
-    high = TRAJECTORY.spec.by_name["steps"].high
-    chosen = SPEC.with_overrides(SMALL | {"steps": 30_000, "resolution": 4})
-    href = VIEW.open_target("kernel", {"x": 0.0, "y": 0.1}, SPEC.to_controls(chosen))
-    assert opened(href)[1].steps == high < chosen.steps
-    computed = VIEW.compute(chosen)
-    said = [note for note in VIEW.notes(chosen, computed) if "A click opens" in note]
-    assert said == [
-        f"A click opens a cell's network in the network view, which trains at most {high:,} "
-        f"steps: it shows the first {high:,} of this map's 30,000."
-    ]
-    short = controls()
-    assert not any("A click opens" in note for note in VIEW.notes(short, VIEW.compute(short)))
+def test_a_click_on_a_map_of_the_papers_step_counts_opens_that_network_for_as_long():
+    """The map's steps reach Kunin et al.'s 10⁵ and so do the network view's: a click on a
+    long map opens the cell's network for the map's own steps, the same network to the end."""
+    assert TRAJECTORY.spec.by_name["steps"].high >= SPEC.by_name["steps"].high
+    chosen = controls(steps=SPEC.by_name["steps"].high, resolution=4, n=8, width=6)
+    result = VIEW.compute(chosen).final
+    href = VIEW.open_target("kernel", {"pointNumber": [1, 0]}, SPEC.to_controls(chosen))
+    got = opened(href)[1]
+    assert got.steps == chosen.steps
+    run = TRAJECTORY.compute(got)
+    assert run.setting.notes == () and run.curves.steps[-1] == chosen.steps
+    assert run.curves.test_loss[-1] == pytest.approx(result.test_loss[1, 0], rel=1e-9)
+    said = VIEW.notes(chosen, VIEW.compute(chosen))
+    assert not any("network view" in note for note in said), said
 
 
 def test_the_default_map_opens_its_cells_in_the_network_view():
