@@ -11,7 +11,13 @@ import numpy as np
 
 from . import _compiled, _request  # the budgets are read from _request when used (tests lower them)
 from ._engine import Passes, ntk_from_passes, objective, spectral_norm
-from ._model import MAX_WIDTH, Network, positive_count
+from ._model import (
+    MAX_CELLS,
+    MAX_WIDTH,
+    Network,
+    check_activation,
+    positive_count,
+)
 from ._request import (
     DIVERGENCE_FACTOR,
     RECORDED,
@@ -30,7 +36,16 @@ def trains_compiled(widths: Sequence[int], activation: str, samples: int, cells:
     in the compiled loop (numba there: a step of few flops, or the fused pass,
     :mod:`._compiled`) rather than as numpy's batched matmuls: what their steps cost (a view's
     time estimate) depends on it."""
-    widths = tuple(int(width) for width in widths)
+    if isinstance(widths, str | bytes) or np.ndim(widths) != 1 or len(widths) < 2:
+        raise ValueError(f"widths must be the layer sizes (d, …, d_out); got {widths!r:.60}.")
+    widths = tuple(positive_count("a width", width, MAX_WIDTH) for width in widths)
+    activation = check_activation(activation)
+    samples = positive_count("samples", samples, 2**31)
+    cells = positive_count("cells", cells, MAX_CELLS)
+    return _trains_compiled(widths, activation, samples, cells)
+
+
+def _trains_compiled(widths: tuple[int, ...], activation: str, samples: int, cells: int) -> bool:
     step_flops = cells * _step_flops(widths, samples)
     return _compiled.runs_compiled(widths, activation, cells, step_flops)
 
@@ -72,7 +87,7 @@ class _Chunk:
         self.weights_finite = np.ones(cells, dtype=bool)
         self.kernels = _KernelTracker(self) if track_kernel else None
         # small steps run compiled; larger ones as batched numpy matmuls (BLAS is faster there)
-        self.compiled = trains_compiled(net.widths, net.activation, self.passes.samples, cells)
+        self.compiled = _trains_compiled(net.widths, net.activation, self.passes.samples, cells)
         self.activation = net.activation
 
     def run(

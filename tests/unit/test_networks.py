@@ -412,6 +412,11 @@ def _net() -> nw.Network:
         (lambda: nw.gaussian_init([2]), "widths"),
         (lambda: nw.ntk(_net(), np.ones((3, 2)), layer_lrs=[1.0, -1.0]), r"layer_lrs\[1\]"),
         (lambda: nw.teacher_student(2, 3, 0), "n"),
+        (lambda: nw.trains_compiled([2], "relu", 20), "widths"),
+        (lambda: nw.trains_compiled([2, 0, 1], "relu", 20), "width"),
+        (lambda: nw.trains_compiled([2, 5, 1], "gelu", 20), "activation"),
+        (lambda: nw.trains_compiled([2, 5, 1], "relu", 0), "samples"),
+        (lambda: nw.trains_compiled([2, 5, 1], "relu", 20, cells=10**6), "cells"),
     ],
 )
 def test_bad_input_raises_a_value_error_naming_the_argument(call, match):

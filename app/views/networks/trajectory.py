@@ -52,10 +52,10 @@ FLOPS_PER_SECOND = 1e10
 SECONDS_PER_STEP = 4e-5
 #: … in the compiled loop (``nw.trains_compiled``: a step of few flops), whose steps cost
 #: little beyond their work — except a smooth activation's exp or tanh, forward and back, per
-#: hidden unit and training point (measured with benchmarks/networks_callbacks.py over the
-#: presets and the defaults from 200 to 20,000 steps: ReLU 1.3–2 µs a step at the defaults
-#: (d = 2, h = 50, n = 20), 14–22 at h = 200, n = 100; sigmoid and swish there 230–330, tanh
-#: at the defaults 13; this machine, 2026-11-29)
+#: hidden unit and training point (measured over the presets and the defaults, each at 2,000
+#: and 20,000 steps: ReLU 1.3–2 µs a step at the defaults (d = 2, h = 50, n = 20), 14–22 at
+#: h = 200, n = 100; sigmoid and swish there 230–330, tanh at the defaults 13; this machine,
+#: 2026-11-29; benchmarks/networks_callbacks.py prints the presets beside their estimates)
 COMPILED_FLOPS_PER_SECOND = 1.3e10
 SECONDS_PER_COMPILED_STEP = 1.5e-6
 SECONDS_PER_SMOOTH_UNIT = 1.4e-8
