@@ -54,8 +54,9 @@ if [ "${ALL_TESTS:-${REQUIRE_ALL:-0}}" = "1" ]; then
   selection=()
 fi
 # Two processes share the tests (pytest-xdist; one per core); the ten slowest are listed last.
-# Tests marked "alone" compare latencies with a quiet baseline: they run afterwards, by
-# themselves (another test's load would fall on one of their phases and not the other).
+# Tests marked "alone" compare latencies with a quiet baseline, or hold a recovery to a deadline:
+# they run afterwards, by themselves (another test's load would fall on one of their phases and
+# not the other, or starve the recovery).
 # (A "-m" among the arguments chooses alone, in one run.)
 if [ ${#selection[@]} -eq 0 ]; then
   shared=(-m "not alone") alone=(-m "alone")

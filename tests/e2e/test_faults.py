@@ -207,7 +207,12 @@ def test_the_worker_survives_a_redis_restart_while_it_holds_jobs(browser, tmp_pa
 
 
 @pytest.mark.slow
+@pytest.mark.alone
 def test_a_killed_pool_process_s_job_is_taken_up_again(browser, tmp_path):
+    """The new pool process must take the job up before the page calls it lost (LOST_AFTER,
+    20 s without a heartbeat): run alone, as a deadline measured on a quiet machine (in CI, with
+    the other test process holding a core for a 13-minute budget test, the job was declared lost
+    at 20 s, not taken up again)."""
     _need_redis()
     facts = faults.celery_child_killed(browser, tmp_path)
     print(f"\npool process killed: {facts}")
